@@ -1,0 +1,14 @@
+/** `stowage logs` — not yet available in this build. */
+import type { Command } from "commander";
+import type { CliIo, SetExitCode } from "../io.js";
+
+export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
+  program
+    .command("logs")
+    .description("(logs: not yet available)")
+    .allowUnknownOption()
+    .action(() => {
+      io.err("stowage logs: not yet available in this build.\n");
+      setExit(1);
+    });
+}

@@ -1,0 +1,113 @@
+/**
+ * The ObjectStore interface: the only view of object storage the rest of Stowage
+ * has. Implemented by S3Store (AWS SDK v3, any S3-compatible provider) and
+ * LocalStore (a directory with the same keys, semantics and pagination).
+ *
+ * Semantics every implementation guarantees (checked by the contract suite,
+ * `object-store.contract.ts`):
+ * - `put` with `ifNoneMatch: "*"` creates the key only if absent; otherwise it
+ *   throws StowageError("exists") and leaves the existing object untouched.
+ * - `get` with `ifMatch` throws StowageError("precondition") when the ETag differs.
+ * - `list` returns keys in lexicographic (UTF-8 byte) order, at most `maxKeys`
+ *   per page, with `startAfter` and an opaque `continuationToken`.
+ * - a missing key throws StowageError("not-found") from `get`/`head`; `delete`
+ *   of a missing key succeeds.
+ * - every call honours `signal` and throws StowageError("aborted") when it fires.
+ */
+import type { Readable } from "node:stream";
+
+/** User metadata: keys are lower-case, without the `x-amz-meta-` prefix. */
+export type ObjectMetadata = Record<string, string>;
+
+export interface PutOptions {
+  /** `"*"`: create only if the key does not exist (S3 `If-None-Match: *`). */
+  ifNoneMatch?: "*";
+  contentType?: string;
+  contentEncoding?: string;
+  metadata?: ObjectMetadata;
+  signal?: AbortSignal;
+}
+
+export interface PutResult {
+  etag: string;
+}
+
+export interface GetOptions {
+  /** Only return the object if its ETag equals this value (S3 `If-Match`). */
+  ifMatch?: string;
+  signal?: AbortSignal;
+}
+
+export interface ObjectInfo {
+  key: string;
+  size: number;
+  etag: string;
+  lastModified: Date;
+  contentType?: string;
+  contentEncoding?: string;
+  metadata: ObjectMetadata;
+}
+
+export interface GetResult extends ObjectInfo {
+  /** The object's bytes, as stored (no transparent decompression). */
+  body: Readable;
+}
+
+export interface ListOptions {
+  prefix?: string;
+  startAfter?: string;
+  continuationToken?: string;
+  /** At most this many keys in the page (S3 caps at 1000). */
+  maxKeys?: number;
+  signal?: AbortSignal;
+}
+
+export interface ListEntry {
+  key: string;
+  size: number;
+  etag: string;
+  lastModified: Date;
+}
+
+export interface ListPage {
+  entries: ListEntry[];
+  /** Present when more keys follow; pass back as `continuationToken`. */
+  nextContinuationToken?: string;
+}
+
+export interface MultipartUpload {
+  readonly key: string;
+  readonly uploadId: string;
+}
+
+/** Object storage as Stowage uses it. */
+export interface ObjectStore {
+  /** Human-readable description for messages: `S3(bucket)` or `Local(path)`. Never contains secrets. */
+  readonly description: string;
+  put(key: string, body: Uint8Array | string, options?: PutOptions): Promise<PutResult>;
+  get(key: string, options?: GetOptions): Promise<GetResult>;
+  head(key: string, options?: { signal?: AbortSignal }): Promise<ObjectInfo>;
+  list(options?: ListOptions): Promise<ListPage>;
+  delete(key: string, options?: { signal?: AbortSignal }): Promise<void>;
+  /** Starts a multipart upload (exports stream large objects through these). */
+  startMultipart(key: string, options?: Omit<PutOptions, "ifNoneMatch">): Promise<MultipartUpload>;
+  /** Uploads part `partNumber` (1-based; every part but the last ≥ 5 MiB on S3). */
+  uploadPart(
+    upload: MultipartUpload,
+    partNumber: number,
+    body: Uint8Array,
+    options?: { signal?: AbortSignal },
+  ): Promise<{ etag: string }>;
+  /** Completes the upload; the object becomes visible atomically. */
+  completeMultipart(
+    upload: MultipartUpload,
+    parts: { partNumber: number; etag: string }[],
+    options?: { signal?: AbortSignal },
+  ): Promise<PutResult>;
+  /** Aborts the upload and frees its parts. Aborting an unknown upload succeeds. */
+  abortMultipart(upload: MultipartUpload, options?: { signal?: AbortSignal }): Promise<void>;
+  /** Multipart uploads in progress under `prefix`. */
+  listMultipartUploads(prefix: string, options?: { signal?: AbortSignal }): Promise<MultipartUpload[]>;
+  /** Releases sockets/handles. Idempotent. */
+  close(): void;
+}

@@ -1,0 +1,113 @@
+/**
+ * Starts and stops a real MinIO server for tests: free loopback port, temporary
+ * data directory, random root credentials, buckets created through the S3 API.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { findOrBuildMinio } from "./minio-binary.js";
+
+export interface MinioInfo {
+  endpoint: string;
+  port: number;
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+  /** A bucket created for general use; tests should still use unique prefixes. */
+  bucket: string;
+}
+
+export interface RunningMinio extends MinioInfo {
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === "object" && addr ? addr.port : 0));
+    });
+  });
+}
+
+async function waitLive(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`minio exited with ${child.exitCode}:\n${output()}`);
+    try {
+      const res = await fetch(`${endpoint}/minio/health/live`);
+      if (res.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`minio did not become live within 60 s:\n${output()}`);
+}
+
+/** Creates buckets through the S3 API (never by touching the data dir). */
+export async function createBuckets(info: MinioInfo, buckets: string[]): Promise<void> {
+  const client = new S3Client({
+    endpoint: info.endpoint,
+    region: info.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: info.accessKeyId, secretAccessKey: info.secretAccessKey },
+  });
+  try {
+    for (const Bucket of buckets) await client.send(new CreateBucketCommand({ Bucket }));
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function startMinio(options: { buckets?: string[]; log?: (l: string) => void } = {}): Promise<RunningMinio> {
+  const bin = findOrBuildMinio(options.log);
+  const dataDir = mkdtempSync(join(tmpdir(), "stowage-minio-"));
+  const port = await freePort();
+  const consolePort = await freePort();
+  const accessKeyId = "test" + randomBytes(6).toString("hex");
+  const secretAccessKey = randomBytes(20).toString("hex");
+  let out = "";
+  const child = spawn(bin, ["server", dataDir, "--address", `127.0.0.1:${port}`, "--console-address", `127.0.0.1:${consolePort}`, "--quiet"], {
+    env: {
+      ...process.env,
+      MINIO_ROOT_USER: accessKeyId,
+      MINIO_ROOT_PASSWORD: secretAccessKey,
+      MINIO_BROWSER: "off",
+      MINIO_UPDATE: "off",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+  child.stderr?.on("data", (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const info: MinioInfo = { endpoint, port, accessKeyId, secretAccessKey, region: "us-east-1", bucket: "stowage-test" };
+  try {
+    await waitLive(endpoint, child, () => out);
+    await createBuckets(info, [info.bucket, ...(options.buckets ?? [])]);
+  } catch (err) {
+    child.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    ...info,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        const t = setTimeout(() => child.kill("SIGKILL"), 5000);
+        await exited;
+        clearTimeout(t);
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
