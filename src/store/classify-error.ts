@@ -1,0 +1,127 @@
+/**
+ * The one place storage errors are classified (DESIGN.md "Errors"): retryable,
+ * throttled, exists (412/304 on a conditional create), or permanent with a
+ * category that doctor and FlushResult report.
+ */
+import { isStowageError } from "../shared/errors.js";
+
+export type ErrorKind = "retryable" | "throttled" | "exists" | "permanent";
+export type ErrorCategory =
+  | "auth"
+  | "bucket-not-found"
+  | "wrong-region"
+  | "connectivity"
+  | "capability"
+  | "precondition"
+  | "not-found"
+  | "aborted"
+  | "config"
+  | "other";
+
+export interface ClassifiedError {
+  kind: ErrorKind;
+  category: ErrorCategory;
+  code: string;
+  status?: number;
+  message: string;
+  /** For wrong-region errors: the region the provider named, when it did. */
+  region?: string;
+}
+
+const AUTH_CODES = new Set([
+  "AccessDenied",
+  "InvalidAccessKeyId",
+  "SignatureDoesNotMatch",
+  "ExpiredToken",
+  "InvalidToken",
+  "TokenRefreshRequired",
+  "AllAccessDisabled",
+  "CredentialsProviderError",
+]);
+const THROTTLE_CODES = new Set(["SlowDown", "Throttling", "ThrottlingException", "TooManyRequests", "RequestLimitExceeded"]);
+const RETRYABLE_CODES = new Set([
+  "RequestTimeout",
+  "RequestTimeoutException",
+  "InternalError",
+  "ServiceUnavailable",
+  "ConditionalRequestConflict",
+  "TimeoutError",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EAI_AGAIN",
+  "ENOTFOUND",
+  "ECONNABORTED",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_SOCKET",
+  "NetworkingError",
+  "AttemptTimeout",
+]);
+const CONNECTIVITY_CODES = new Set([
+  "ECONNRESET", "ECONNREFUSED", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "ENOTFOUND", "ECONNABORTED",
+  "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_SOCKET", "NetworkingError", "TimeoutError", "AttemptTimeout",
+]);
+
+interface ErrorLike {
+  name?: string;
+  code?: string;
+  Code?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number };
+  $response?: { headers?: Record<string, string> };
+  $fault?: string;
+  cause?: unknown;
+}
+
+function codeOf(e: ErrorLike): string {
+  return String(e.Code ?? (typeof e.code === "string" ? e.code : undefined) ?? e.name ?? "Error");
+}
+
+/**
+ * Classifies any error thrown by an ObjectStore call.
+ * @example classifyError(err).kind === "exists" // PutObject If-None-Match:* hit an existing key
+ */
+export function classifyError(err: unknown): ClassifiedError {
+  if (isStowageError(err)) {
+    if (err.code === "exists") return { kind: "exists", category: "precondition", code: "PreconditionFailed", status: 412, message: err.message };
+    if (err.code === "precondition") return { kind: "permanent", category: "precondition", code: "PreconditionFailed", status: 412, message: err.message };
+    if (err.code === "not-found") return { kind: "permanent", category: "not-found", code: "NoSuchKey", status: 404, message: err.message };
+    if (err.code === "aborted") return { kind: "permanent", category: "aborted", code: "Aborted", message: err.message };
+    if (err.code === "config" || err.code === "policy" || err.code === "credentials")
+      return { kind: "permanent", category: err.code === "credentials" ? "auth" : "config", code: err.code, message: err.message };
+    if (err.cause !== undefined && err.code === "storage") return classifyError(err.cause);
+  }
+  const e = (err ?? {}) as ErrorLike;
+  const code = codeOf(e);
+  const status = e.$metadata?.httpStatusCode;
+  const message = String(e.message ?? code);
+  const base = { code, message, ...(status !== undefined ? { status } : {}) };
+  const causeCode = e.cause && typeof e.cause === "object" ? codeOf(e.cause as ErrorLike) : "";
+
+  if (status === 412 || status === 304 || code === "PreconditionFailed" || code === "NotModified")
+    return { kind: "exists", category: "precondition", ...base };
+  if (THROTTLE_CODES.has(code) || status === 429 || (status === 503 && code === "SlowDown"))
+    return { kind: "throttled", category: "other", ...base };
+  if (AUTH_CODES.has(code) || status === 403) return { kind: "permanent", category: "auth", ...base };
+  if (code === "NoSuchBucket") return { kind: "permanent", category: "bucket-not-found", ...base };
+  if (code === "PermanentRedirect" || code === "AuthorizationHeaderMalformed" || code === "IllegalLocationConstraintException" || status === 301) {
+    const region = e.$response?.headers?.["x-amz-bucket-region"];
+    return { kind: "permanent", category: "wrong-region", ...base, ...(region ? { region } : {}) };
+  }
+  if (code === "NotImplemented" || status === 501) return { kind: "permanent", category: "capability", ...base };
+  if (code === "NoSuchKey" || code === "NotFound") return { kind: "permanent", category: "not-found", ...base };
+  if (code === "AbortError" || code === "aborted") return { kind: "permanent", category: "aborted", ...base };
+  if (RETRYABLE_CODES.has(code) || RETRYABLE_CODES.has(causeCode)) {
+    const connectivity = CONNECTIVITY_CODES.has(code) || CONNECTIVITY_CODES.has(causeCode);
+    return { kind: "retryable", category: connectivity ? "connectivity" : "other", ...base };
+  }
+  if (status === 409 && code === "ConditionalRequestConflict") return { kind: "retryable", category: "other", ...base };
+  if (status !== undefined && status >= 500) return { kind: "retryable", category: "other", ...base };
+  if (status === undefined && e.$fault === undefined) {
+    // No HTTP response at all: a transport failure (socket hang up, reset, DNS).
+    return { kind: "retryable", category: "connectivity", ...base };
+  }
+  return { kind: "permanent", category: "other", ...base };
+}

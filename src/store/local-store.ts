@@ -1,0 +1,303 @@
+/**
+ * LocalStore: the local-directory store (SPEC §3.4) — the same keys, metadata
+ * and list semantics as S3, on a filesystem. The embedded default destination.
+ *
+ * On disk, under `root`:
+ * - `<key>`: the object's bytes, exactly as given (plain files: other tools can glob them);
+ * - `<dir>/.<name>.stowage-meta`: JSON sidecar {etag, size, contentType, contentEncoding, metadata};
+ * - `.stowage-tmp/`: temp files and multipart parts; never listed.
+ * Invariants:
+ * - Creation is atomic and exclusive: temp files are written and fsynced, then the
+ *   sidecar is hard-linked into place (link fails if it exists: that claims the key),
+ *   then the object. So a visible object always has its sidecar; nothing is overwritten
+ *   when `ifNoneMatch: "*"` is set.
+ * - A sidecar without an object (a crash between the two links) still counts as
+ *   "exists" for a conditional put: never overwrite, the caller's HEAD will see not-found.
+ * - Listing is in UTF-8 byte order of the full key with S3's pagination semantics.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { StowageError } from "../shared/errors.js";
+import { randomHex } from "../shared/ids.js";
+import { throwIfAborted } from "../shared/abort.js";
+import type {
+  GetOptions, GetResult, ListEntry, ListOptions, ListPage, MultipartUpload, ObjectInfo, ObjectStore, PutOptions, PutResult,
+} from "./object-store.js";
+
+const TMP = ".stowage-tmp";
+const META_RE = /^\..+\.stowage-meta$/;
+
+interface Sidecar {
+  etag: string;
+  size: number;
+  contentType?: string;
+  contentEncoding?: string;
+  metadata: Record<string, string>;
+}
+
+export interface LocalStoreOptions {
+  /** Directory holding the objects; created on first write. */
+  root: string;
+}
+
+/**
+ * @example
+ * const store = new LocalStore({ root: ".stowage/store" });
+ * await store.put("app/v1/2026/01/01/00/x.ndjson.gz", bytes, { ifNoneMatch: "*" });
+ */
+export class LocalStore implements ObjectStore {
+  readonly root: string;
+  readonly description: string;
+
+  constructor(options: LocalStoreOptions) {
+    this.root = options.root;
+    this.description = `Local(${options.root})`;
+  }
+
+  private pathOf(key: string): string {
+    const parts = key.split("/");
+    if (!key || key.startsWith("/") || parts.some((p) => p === "" || p === "." || p === "..") || key.includes("\\") || key.includes("\0")) {
+      throw new StowageError("usage", `invalid object key "${key}": use non-empty segments separated by single "/", without "." or ".."`);
+    }
+    if (parts[0] === TMP || META_RE.test(parts[parts.length - 1]!)) {
+      throw new StowageError("usage", `invalid object key "${key}": the name is reserved by the local store`);
+    }
+    return join(this.root, ...parts);
+  }
+
+  private sidecarOf(path: string): string {
+    return join(dirname(path), `.${path.slice(dirname(path).length + 1)}.stowage-meta`);
+  }
+
+  private async tmpFile(data: Uint8Array | string): Promise<string> {
+    const dir = join(this.root, TMP);
+    await mkdir(dir, { recursive: true });
+    const p = join(dir, randomHex(24));
+    const fh = await open(p, "wx");
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    return p;
+  }
+
+  async put(key: string, body: Uint8Array | string, options: PutOptions = {}): Promise<PutResult> {
+    throwIfAborted(options.signal);
+    const path = this.pathOf(key);
+    const bytes = typeof body === "string" ? Buffer.from(body) : body;
+    const etag = `"${createHash("md5").update(bytes).digest("hex")}"`;
+    return this.commit(key, path, await this.tmpFile(bytes), { etag, size: bytes.byteLength }, options);
+  }
+
+  /** Moves a fsynced temp file into place with its sidecar (exclusively if asked). */
+  private async commit(key: string, path: string, tmpData: string, base: { etag: string; size: number }, options: PutOptions): Promise<PutResult> {
+    const sidecar: Sidecar = {
+      ...base,
+      ...(options.contentType ? { contentType: options.contentType } : {}),
+      ...(options.contentEncoding ? { contentEncoding: options.contentEncoding } : {}),
+      metadata: Object.fromEntries(Object.entries(options.metadata ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+    };
+    const tmpMeta = await this.tmpFile(JSON.stringify(sidecar));
+    try {
+      throwIfAborted(options.signal);
+      await mkdir(dirname(path), { recursive: true });
+      if (options.ifNoneMatch === "*") {
+        try {
+          await link(tmpMeta, this.sidecarOf(path));
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === "EEXIST") throw new StowageError("exists", `${key} already exists`);
+          throw err;
+        }
+        await link(tmpData, path);
+      } else {
+        await rename(tmpMeta, this.sidecarOf(path));
+        await rename(tmpData, path);
+      }
+      return { etag: sidecar.etag };
+    } catch (err) {
+      throw err instanceof StowageError ? err : new StowageError("storage", `PUT ${key}: ${(err as Error).message}`, { cause: err });
+    } finally {
+      await rm(tmpMeta, { force: true });
+      await rm(tmpData, { force: true });
+    }
+  }
+
+  private async info(key: string): Promise<ObjectInfo> {
+    const path = this.pathOf(key);
+    let st;
+    try {
+      st = await stat(path);
+      if (!st.isFile()) throw Object.assign(new Error("not a file"), { code: "ENOENT" });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR")
+        throw new StowageError("not-found", `${key}: no such key`);
+      throw new StowageError("storage", `${key}: ${(err as Error).message}`, { cause: err });
+    }
+    const side = await this.readSidecar(path);
+    return {
+      key,
+      size: st.size,
+      etag: side?.etag ?? `"${st.size}-${st.mtimeMs}"`,
+      lastModified: st.mtime,
+      ...(side?.contentType ? { contentType: side.contentType } : {}),
+      ...(side?.contentEncoding ? { contentEncoding: side.contentEncoding } : {}),
+      metadata: side?.metadata ?? {},
+    };
+  }
+
+  private async readSidecar(path: string): Promise<Sidecar | undefined> {
+    try {
+      return JSON.parse(await readFile(this.sidecarOf(path), "utf8")) as Sidecar;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async head(key: string, options: { signal?: AbortSignal } = {}): Promise<ObjectInfo> {
+    throwIfAborted(options.signal);
+    return this.info(key);
+  }
+
+  async get(key: string, options: GetOptions = {}): Promise<GetResult> {
+    throwIfAborted(options.signal);
+    const info = await this.info(key);
+    if (options.ifMatch !== undefined && options.ifMatch !== info.etag) {
+      throw new StowageError("precondition", `GET ${key}: ETag ${info.etag} does not match If-Match ${options.ifMatch}`);
+    }
+    const body = createReadStream(this.pathOf(key), options.signal ? { signal: options.signal } : {});
+    return { ...info, body };
+  }
+
+  async list(options: ListOptions = {}): Promise<ListPage> {
+    throwIfAborted(options.signal);
+    const prefix = options.prefix ?? "";
+    const maxKeys = Math.max(1, Math.min(options.maxKeys ?? 1000, 1000));
+    const after = options.continuationToken
+      ? Buffer.from(options.continuationToken, "base64url").toString("utf8")
+      : (options.startAfter ?? "");
+    const dirKey = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "";
+    const keys: string[] = [];
+    await this.walk(dirKey, (k) => {
+      if (k.startsWith(prefix) && Buffer.compare(Buffer.from(k), Buffer.from(after)) > 0) keys.push(k);
+    }, options.signal);
+    keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const page = keys.slice(0, maxKeys);
+    const entries: ListEntry[] = [];
+    for (const key of page) {
+      const st = await stat(this.pathOf(key));
+      const side = await this.readSidecar(this.pathOf(key));
+      entries.push({ key, size: st.size, etag: side?.etag ?? `"${st.size}-${st.mtimeMs}"`, lastModified: st.mtime });
+    }
+    const last = page[page.length - 1];
+    return { entries, ...(keys.length > maxKeys && last ? { nextContinuationToken: Buffer.from(last).toString("base64url") } : {}) };
+  }
+
+  private async walk(dirKey: string, visit: (key: string) => void, signal?: AbortSignal): Promise<void> {
+    throwIfAborted(signal);
+    const dir = dirKey ? join(this.root, ...dirKey.split("/")) : this.root;
+    let names;
+    try {
+      names = await readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return;
+      throw new StowageError("storage", `LIST ${dirKey}: ${(err as Error).message}`, { cause: err });
+    }
+    for (const d of names) {
+      const key = dirKey ? `${dirKey}/${d.name}` : d.name;
+      if (!dirKey && d.name === TMP) continue;
+      if (d.isDirectory()) await this.walk(key, visit, signal);
+      else if (d.isFile() && !META_RE.test(d.name)) visit(key);
+    }
+  }
+
+  async delete(key: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    throwIfAborted(options.signal);
+    const path = this.pathOf(key);
+    await unlink(path).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== "ENOENT") throw new StowageError("storage", `DELETE ${key}: ${err.message}`, { cause: err });
+    });
+    await rm(this.sidecarOf(path), { force: true });
+  }
+
+  private mpuDir(upload: MultipartUpload): string {
+    if (!/^[0-9a-f]{32}$/.test(upload.uploadId)) throw new StowageError("not-found", `no such upload ${upload.uploadId}`);
+    return join(this.root, TMP, `mpu-${upload.uploadId}`);
+  }
+
+  async startMultipart(key: string, options: Omit<PutOptions, "ifNoneMatch"> = {}): Promise<MultipartUpload> {
+    throwIfAborted(options.signal);
+    this.pathOf(key);
+    const upload = { key, uploadId: randomHex(32) };
+    await mkdir(this.mpuDir(upload), { recursive: true });
+    await writeFile(join(this.mpuDir(upload), "upload.json"), JSON.stringify({ key, options: { ...options, signal: undefined } }));
+    return upload;
+  }
+
+  async uploadPart(upload: MultipartUpload, partNumber: number, body: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<{ etag: string }> {
+    throwIfAborted(options.signal);
+    const dir = this.mpuDir(upload);
+    await stat(dir).catch(() => {
+      throw new StowageError("not-found", `UploadPart ${upload.key}: no such upload`);
+    });
+    await writeFile(join(dir, `part-${String(partNumber).padStart(5, "0")}`), body);
+    return { etag: `"${createHash("md5").update(body).digest("hex")}"` };
+  }
+
+  async completeMultipart(upload: MultipartUpload, parts: { partNumber: number; etag: string }[], options: { signal?: AbortSignal } = {}): Promise<PutResult> {
+    throwIfAborted(options.signal);
+    const dir = this.mpuDir(upload);
+    let spec: { options: PutOptions };
+    try {
+      spec = JSON.parse(await readFile(join(dir, "upload.json"), "utf8")) as { options: PutOptions };
+    } catch {
+      throw new StowageError("not-found", `CompleteMultipartUpload ${upload.key}: no such upload`);
+    }
+    const tmp = join(this.root, TMP, randomHex(24));
+    const fh = await open(tmp, "wx");
+    const md5s = createHash("md5");
+    let size = 0;
+    try {
+      for (const p of parts) {
+        const data = await readFile(join(dir, `part-${String(p.partNumber).padStart(5, "0")}`));
+        md5s.update(createHash("md5").update(data).digest());
+        size += data.byteLength;
+        await fh.write(data);
+      }
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    const etag = `"${md5s.digest("hex")}-${parts.length}"`;
+    const res = await this.commit(upload.key, this.pathOf(upload.key), tmp, { etag, size }, spec.options);
+    await rm(dir, { recursive: true, force: true });
+    return res;
+  }
+
+  async abortMultipart(upload: MultipartUpload, options: { signal?: AbortSignal } = {}): Promise<void> {
+    throwIfAborted(options.signal);
+    await rm(this.mpuDir(upload), { recursive: true, force: true });
+  }
+
+  async listMultipartUploads(prefix: string, options: { signal?: AbortSignal } = {}): Promise<MultipartUpload[]> {
+    throwIfAborted(options.signal);
+    const dir = join(this.root, TMP);
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const out: MultipartUpload[] = [];
+    for (const n of names.filter((x) => x.startsWith("mpu-")).sort()) {
+      try {
+        const { key } = JSON.parse(await readFile(join(dir, n, "upload.json"), "utf8")) as { key: string };
+        if (key.startsWith(prefix)) out.push({ key, uploadId: n.slice(4) });
+      } catch {
+        /* an upload being created or aborted concurrently */
+      }
+    }
+    return out;
+  }
+
+  close(): void {}
+}
+

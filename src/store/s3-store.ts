@@ -1,0 +1,297 @@
+/**
+ * S3Store: the ObjectStore on the AWS SDK v3, for AWS S3, R2, MinIO and other
+ * S3-compatible providers. Keep-alive sockets, a per-attempt timeout, and SDK
+ * retries off by default (maxAttempts 1): callers own their retry policy so
+ * every attempt is counted (delivery backoff, reader allowances).
+ */
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
+import type { Readable } from "node:stream";
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from "@aws-sdk/client-s3";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+import type {
+  AwsCredentialIdentity, AwsCredentialIdentityProvider, FinalizeHandler, FinalizeHandlerArguments, MetadataBearer,
+} from "@smithy/types";
+import { StowageError } from "../shared/errors.js";
+import type {
+  GetOptions, GetResult, ListOptions, ListPage, MultipartUpload, ObjectInfo, ObjectStore, PutOptions, PutResult,
+} from "./object-store.js";
+import { toStoreError } from "./store-errors.js";
+
+export interface S3StoreOptions {
+  bucket: string;
+  region?: string;
+  endpoint?: string;
+  forcePathStyle?: boolean;
+  credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /** Send really unsigned requests (anonymous emulators; loopback only, checked by config). */
+  anonymous?: boolean;
+  /** Per HTTP attempt, including waiting for the response headers. Default 10,000. */
+  requestTimeoutMs?: number;
+  /** SDK attempts per call. Default 1: Stowage's callers retry and count themselves. */
+  maxAttempts?: number;
+  /** Keep-alive sockets per host. Default 16. */
+  maxSockets?: number;
+}
+
+const UNSIGNED_HEADERS = ["authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256"];
+
+/**
+ * @example
+ * const store = new S3Store({ bucket: "logs", region: "eu-west-1" });
+ * await store.put("a/b.ndjson.gz", body, { ifNoneMatch: "*" });
+ */
+export class S3Store implements ObjectStore {
+  readonly bucket: string;
+  readonly client: S3Client;
+  readonly description: string;
+  private readonly timeoutMs: number;
+
+  constructor(options: S3StoreOptions) {
+    this.bucket = options.bucket;
+    this.description = `S3(${options.bucket})`;
+    this.timeoutMs = options.requestTimeoutMs ?? 10_000;
+    const maxSockets = options.maxSockets ?? 16;
+    this.client = new S3Client({
+      region: options.region ?? "us-east-1",
+      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+      forcePathStyle: options.forcePathStyle ?? false,
+      maxAttempts: options.maxAttempts ?? 1,
+      ...(options.anonymous
+        ? { credentials: { accessKeyId: "anonymous", secretAccessKey: "anonymous" } }
+        : options.credentials
+          ? { credentials: options.credentials }
+          : {}),
+      // Non-AWS providers (MinIO, R2) reject or ignore the SDK's default CRC checksums.
+      ...(options.endpoint ? { requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" } : {}),
+      requestHandler: new NodeHttpHandler({
+        httpAgent: new HttpAgent({ keepAlive: true, maxSockets }),
+        httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets }),
+        connectionTimeout: Math.min(this.timeoutMs, 5_000),
+        requestTimeout: this.timeoutMs,
+      }),
+    });
+    if (options.anonymous) {
+      // Really unsigned: strip what the signer added (SPEC §2.2 step 5).
+      this.client.middlewareStack.addRelativeTo(
+        (next: FinalizeHandler<object, MetadataBearer>) => async (args: FinalizeHandlerArguments<object>) => {
+          const headers = (args.request as { headers?: Record<string, string> }).headers;
+          if (headers) for (const h of UNSIGNED_HEADERS) delete headers[h];
+          return next(args);
+        },
+        { relation: "after", toMiddleware: "httpSigningMiddleware", name: "stowageUnsigned", override: true },
+      );
+    }
+  }
+
+  /** Runs one SDK call under the caller's signal plus the per-attempt timeout. */
+  private async send<T>(what: string, signal: AbortSignal | undefined, fn: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.timeoutMs);
+    const abortSignal = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
+    try {
+      return await fn(abortSignal);
+    } catch (err) {
+      throw toStoreError(err, what, { callerAborted: Boolean(signal?.aborted), timedOut: timeout.signal.aborted && !signal?.aborted, timeoutMs: this.timeoutMs });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async put(key: string, body: Uint8Array | string, options: PutOptions = {}): Promise<PutResult> {
+    const res = await this.send(`PUT ${key}`, options.signal, (abortSignal) =>
+      this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: body,
+          ...(options.ifNoneMatch ? { IfNoneMatch: options.ifNoneMatch } : {}),
+          ...(options.contentType ? { ContentType: options.contentType } : {}),
+          ...(options.contentEncoding ? { ContentEncoding: options.contentEncoding } : {}),
+          ...(options.metadata ? { Metadata: options.metadata } : {}),
+        }),
+        { abortSignal },
+      ),
+    ).catch((err: unknown) => {
+      if (options.ifNoneMatch && err instanceof StowageError && err.code === "precondition") {
+        throw new StowageError("exists", `${key} already exists`, { cause: err.cause });
+      }
+      throw err;
+    });
+    return { etag: res.ETag ?? "" };
+  }
+
+  async get(key: string, options: GetOptions = {}): Promise<GetResult> {
+    const res = await this.send(`GET ${key}`, options.signal, (abortSignal) =>
+      this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, ...(options.ifMatch ? { IfMatch: options.ifMatch } : {}) }), {
+        abortSignal,
+      }),
+    );
+    const body = res.Body as Readable;
+    if (options.signal) {
+      const onAbort = () => body.destroy(new StowageError("aborted", "the operation was aborted"));
+      options.signal.addEventListener("abort", onAbort, { once: true });
+      body.once("close", () => options.signal?.removeEventListener("abort", onAbort));
+    }
+    return { ...infoOf(key, res), body };
+  }
+
+  async head(key: string, options: { signal?: AbortSignal } = {}): Promise<ObjectInfo> {
+    const res = await this.send(`HEAD ${key}`, options.signal, (abortSignal) =>
+      this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal }),
+    );
+    return infoOf(key, res);
+  }
+
+  async list(options: ListOptions = {}): Promise<ListPage> {
+    const res = await this.send(`LIST ${options.prefix ?? ""}`, options.signal, (abortSignal) =>
+      this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          ...(options.prefix ? { Prefix: options.prefix } : {}),
+          ...(options.startAfter ? { StartAfter: options.startAfter } : {}),
+          ...(options.continuationToken ? { ContinuationToken: options.continuationToken } : {}),
+          ...(options.maxKeys ? { MaxKeys: options.maxKeys } : {}),
+        }),
+        { abortSignal },
+      ),
+    );
+    return {
+      entries: (res.Contents ?? []).map((c) => ({
+        key: c.Key ?? "",
+        size: c.Size ?? 0,
+        etag: c.ETag ?? "",
+        lastModified: c.LastModified ?? new Date(0),
+      })),
+      ...(res.IsTruncated && res.NextContinuationToken ? { nextContinuationToken: res.NextContinuationToken } : {}),
+    };
+  }
+
+  async delete(key: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.send(`DELETE ${key}`, options.signal, (abortSignal) =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal }),
+    );
+  }
+
+  async startMultipart(key: string, options: Omit<PutOptions, "ifNoneMatch"> = {}): Promise<MultipartUpload> {
+    const res = await this.send(`CreateMultipartUpload ${key}`, options.signal, (abortSignal) =>
+      this.client.send(
+        new CreateMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          ...(options.contentType ? { ContentType: options.contentType } : {}),
+          ...(options.contentEncoding ? { ContentEncoding: options.contentEncoding } : {}),
+          ...(options.metadata ? { Metadata: options.metadata } : {}),
+        }),
+        { abortSignal },
+      ),
+    );
+    if (!res.UploadId) throw new StowageError("storage", `CreateMultipartUpload ${key} returned no upload id`);
+    return { key, uploadId: res.UploadId };
+  }
+
+  async uploadPart(upload: MultipartUpload, partNumber: number, body: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<{ etag: string }> {
+    const res = await this.send(`UploadPart ${upload.key}#${partNumber}`, options.signal, (abortSignal) =>
+      this.client.send(
+        new UploadPartCommand({ Bucket: this.bucket, Key: upload.key, UploadId: upload.uploadId, PartNumber: partNumber, Body: body }),
+        { abortSignal },
+      ),
+    );
+    return { etag: res.ETag ?? "" };
+  }
+
+  async completeMultipart(upload: MultipartUpload, parts: { partNumber: number; etag: string }[], options: { signal?: AbortSignal } = {}): Promise<PutResult> {
+    const res = await this.send(`CompleteMultipartUpload ${upload.key}`, options.signal, (abortSignal) =>
+      this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: upload.key,
+          UploadId: upload.uploadId,
+          MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
+        }),
+        { abortSignal },
+      ),
+    );
+    return { etag: res.ETag ?? "" };
+  }
+
+  async abortMultipart(upload: MultipartUpload, options: { signal?: AbortSignal } = {}): Promise<void> {
+    try {
+      await this.send(`AbortMultipartUpload ${upload.key}`, options.signal, (abortSignal) =>
+        this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, UploadId: upload.uploadId }), { abortSignal }),
+      );
+    } catch (err) {
+      if (err instanceof StowageError && err.code === "not-found") return;
+      throw err;
+    }
+  }
+
+  async listMultipartUploads(prefix: string, options: { signal?: AbortSignal } = {}): Promise<MultipartUpload[]> {
+    const found = await this.listUploadsPages(prefix, options.signal);
+    if (found.length > 0 || !prefix) return found;
+    // MinIO answers ListMultipartUploads only for an exact object key or an empty
+    // prefix (measured on the pinned build): fall back to the bucket-wide listing.
+    return (await this.listUploadsPages("", options.signal)).filter((u) => u.key.startsWith(prefix));
+  }
+
+  private async listUploadsPages(prefix: string, signal: AbortSignal | undefined): Promise<MultipartUpload[]> {
+    const options = { signal };
+    const out: MultipartUpload[] = [];
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    for (;;) {
+      const res = await this.send(`ListMultipartUploads ${prefix}`, options.signal, (abortSignal) =>
+        this.client.send(
+          new ListMultipartUploadsCommand({
+            Bucket: this.bucket,
+            ...(prefix ? { Prefix: prefix } : {}),
+            ...(keyMarker ? { KeyMarker: keyMarker } : {}),
+            ...(uploadIdMarker ? { UploadIdMarker: uploadIdMarker } : {}),
+          }),
+          { abortSignal },
+        ),
+      );
+      for (const u of res.Uploads ?? []) if (u.Key && u.UploadId) out.push({ key: u.Key, uploadId: u.UploadId });
+      if (!res.IsTruncated) return out;
+      keyMarker = res.NextKeyMarker;
+      uploadIdMarker = res.NextUploadIdMarker;
+    }
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}
+
+function infoOf(
+  key: string,
+  res: { ContentLength?: number; ETag?: string; LastModified?: Date; ContentType?: string; ContentEncoding?: string; Metadata?: Record<string, string> },
+): ObjectInfo {
+  return {
+    key,
+    size: res.ContentLength ?? 0,
+    etag: res.ETag ?? "",
+    lastModified: res.LastModified ?? new Date(0),
+    ...(res.ContentType ? { contentType: res.ContentType } : {}),
+    ...(res.ContentEncoding ? { contentEncoding: res.ContentEncoding } : {}),
+    metadata: lowerKeys(res.Metadata ?? {}),
+  };
+}
+
+function lowerKeys(m: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(m)) out[k.toLowerCase()] = v;
+  return out;
+}
