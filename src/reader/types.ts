@@ -1,0 +1,92 @@
+/**
+ * The reader's public types (SPEC §5.2, §5.3): sources, queries, grants, results
+ * and their stats. Studio and `stowage logs` consume only these.
+ */
+import type { LogRecordLike } from "./record-like.js";
+
+/** Per-grant allowances (SPEC §5.2); `studio.s3.*` in config overrides them. */
+export interface GrantLimits {
+  /** Object download bytes per grant. Default 16 MiB. */
+  downloadBytes: number;
+  /** LIST attempts per grant (retries count). Default 20. */
+  listAttempts: number;
+  /** GET attempts per grant (retries count). Default 64. */
+  getAttempts: number;
+  /** Records analysed per grant. Default 20,000. */
+  records: number;
+  /** Decoded bytes per grant. Default 25 MiB. */
+  decodedBytes: number;
+  /** Grants per session. Default 5. */
+  maxGrants: number;
+}
+
+export type LimitName = keyof GrantLimits;
+
+export interface QueryOptions {
+  /** Inclusive start (Date, epoch ms or ISO string). */
+  from: Date | number | string;
+  /** Exclusive end. `to - from` must be at most 7 days. */
+  to: Date | number | string;
+  /** Runs on loaded records only; never widens what is fetched. */
+  filter?: (record: LogRecordLike) => boolean;
+  limits?: Partial<GrantLimits>;
+  signal?: AbortSignal;
+}
+
+/** Where the next grant resumes: an hour, an object key in it, a line in that object. */
+export interface ReaderCursor {
+  hourMs: number;
+  key: string | null;
+  line: number;
+}
+
+export interface ReadStats {
+  listRequests: number;
+  getRequests: number;
+  /** Observed payload bytes of GETs (compressed), not a bill. */
+  downloadedBytes: number;
+  decodedBytes: number;
+  records: number;
+  objectsRead: number;
+  objectsSkipped: number;
+  objectsCached: number;
+  grantsUsed: number;
+  maxGrants: number;
+  partial: boolean;
+  complete: boolean;
+  /** The allowance that stopped the last grant, if one did. */
+  stoppedBy: LimitName | null;
+}
+
+/** Why an object (or part of one) was not loaded. */
+export interface SkippedObject {
+  key: string;
+  reason: "too-large" | "corrupt-gzip" | "truncated" | "not-json" | "foreign-format" | "changed" | "error";
+  detail: string;
+  /** Lines that could not be parsed, when the reason is `not-json`. */
+  lines?: number;
+}
+
+export interface LoadResult {
+  /** Records of this grant (filtered), newest objects first; stable order. */
+  records: LogRecordLike[];
+  /** Cumulative over the session. */
+  stats: ReadStats;
+  partial: boolean;
+  complete: boolean;
+  skipped: SkippedObject[];
+  cursor: ReaderCursor | null;
+}
+
+export interface ReaderSession {
+  load(): Promise<LoadResult>;
+  more(): Promise<LoadResult>;
+  readonly stats: ReadStats;
+}
+
+export interface Source {
+  /** `s3://bucket/prefix` or `file:///dir/prefix` — never credentials. */
+  readonly description: string;
+  query(options: QueryOptions): ReaderSession;
+  close(): void;
+}
