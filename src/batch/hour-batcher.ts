@@ -1,0 +1,188 @@
+/**
+ * Per-UTC-hour open batches (§3.4): lines are grouped by the UTC hour of their
+ * record time; each hour has at most one open batch, sealed at the first of
+ * maxBatchBytes, maxBatchRecords, flushIntervalMs since it opened, or sealAll().
+ *
+ * Invariants:
+ * - a line joins the open batch of its own hour (10:59:59.999 and 11:00:00.000 never share one);
+ * - an open batch never holds more than maxBatchBytes decoded bytes (newlines included) or
+ *   maxBatchRecords lines; a single line larger than maxBatchBytes is sealed alone;
+ * - every batch handed to onSeal has ≥ 1 line, and its state is removed first, so onSeal
+ *   may call add() again; seals triggered together are emitted oldest hour first.
+ * Timers: by default none. The owner calls tick() (e.g. from its own timer, at
+ * nextDeadlineMs()) or passes `timer: true` for one self-managed unref'd timeout.
+ */
+import { StowageError } from "../shared/errors.js";
+import { MAX_EPOCH_MS, utcHourStart } from "./object-key.js";
+
+export type SealReason = "bytes" | "records" | "interval" | "flush";
+
+/** A sealed hour batch, as handed to `onSeal`. */
+export interface HourBatch {
+  /** Start of the UTC hour, epoch ms. */
+  hourMs: number;
+  /** JSON lines without newlines, in arrival order. */
+  lines: string[];
+  records: number;
+  /** Decoded NDJSON size: every line's UTF-8 bytes plus its newline. */
+  decodedBytes: number;
+  minMs: number;
+  maxMs: number;
+  /** Clock time the batch opened (its first line arrived). */
+  openedAtMs: number;
+  reason: SealReason;
+}
+
+export interface HourBatcherOptions {
+  maxBatchBytes: number;
+  maxBatchRecords: number;
+  flushIntervalMs: number;
+  onSeal: (batch: HourBatch) => void;
+  /** Clock for flushIntervalMs (default Date.now); inject one in tests. */
+  now?: () => number;
+  /** Arm one unref'd setTimeout that calls tick() at each deadline (default false). */
+  timer?: boolean;
+}
+
+/**
+ * @example
+ * const batcher = new HourBatcher({ maxBatchBytes: 1 << 20, maxBatchRecords: 5000,
+ *   flushIntervalMs: 30_000, onSeal: (b) => queue.push(b), timer: true });
+ * batcher.add(line, timestampMs);
+ */
+export class HourBatcher {
+  private readonly open = new Map<number, HourBatch>();
+  private last: HourBatch | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timerAt = Infinity;
+  private readonly opts: Required<Omit<HourBatcherOptions, "timer">> & { timer: boolean };
+
+  constructor(opts: HourBatcherOptions) {
+    for (const k of ["maxBatchBytes", "maxBatchRecords", "flushIntervalMs"] as const) {
+      const v = opts[k];
+      if (!Number.isInteger(v) || v <= 0) {
+        throw new StowageError("config", `${k} must be a positive integer, got ${String(v)}`);
+      }
+    }
+    this.opts = { now: Date.now, timer: false, ...opts };
+  }
+
+  /**
+   * Adds one JSON line (no newline inside) whose record time is `timestampMs`.
+   * `bytes`, when known, is its UTF-8 length plus 1 for the newline.
+   * Throws StowageError("format") for a line with "\n" or a time outside 0..9999999999999.
+   */
+  add(line: string, timestampMs: number, bytes?: number): void {
+    if (!(timestampMs >= 0 && timestampMs <= MAX_EPOCH_MS)) {
+      throw new StowageError("format", `record time ${timestampMs} is outside 1970..2286; fix the timestamp`);
+    }
+    if (line.includes("\n")) throw new StowageError("format", "a record line contains a newline; serialise with serializeRecord");
+    const ms = Math.floor(timestampMs);
+    const size = bytes ?? Buffer.byteLength(line, "utf8") + 1;
+    const hourMs = utcHourStart(ms);
+    let b = this.last !== null && this.last.hourMs === hourMs ? this.last : this.open.get(hourMs);
+    if (b !== undefined && b.decodedBytes + size > this.opts.maxBatchBytes) {
+      this.seal(b, "bytes");
+      b = undefined;
+    }
+    if (b === undefined) {
+      const now = this.opts.now();
+      b = { hourMs, lines: [], records: 0, decodedBytes: 0, minMs: ms, maxMs: ms, openedAtMs: now, reason: "flush" };
+      this.open.set(hourMs, b);
+      this.arm(now + this.opts.flushIntervalMs);
+    }
+    this.last = b;
+    b.lines.push(line);
+    b.records++;
+    b.decodedBytes += size;
+    if (ms < b.minMs) b.minMs = ms;
+    if (ms > b.maxMs) b.maxMs = ms;
+    if (b.decodedBytes >= this.opts.maxBatchBytes) this.seal(b, "bytes");
+    else if (b.records >= this.opts.maxBatchRecords) this.seal(b, "records");
+  }
+
+  /** Seals every batch open for flushIntervalMs or longer at `nowMs`; returns how many. */
+  tick(nowMs: number = this.opts.now()): number {
+    const due: HourBatch[] = [];
+    for (const b of this.open.values()) if (nowMs - b.openedAtMs >= this.opts.flushIntervalMs) due.push(b);
+    this.sealMany(due, "interval");
+    return due.length;
+  }
+
+  /** Seals every open batch (explicit flush/close); returns how many. */
+  sealAll(): number {
+    const all = [...this.open.values()];
+    this.sealMany(all, "flush");
+    return all.length;
+  }
+
+  /** Clock time of the earliest interval seal, or null when nothing is open. */
+  nextDeadlineMs(): number | null {
+    let min = Infinity;
+    for (const b of this.open.values()) min = Math.min(min, b.openedAtMs + this.opts.flushIntervalMs);
+    return min === Infinity ? null : min;
+  }
+
+  get openBatches(): number {
+    return this.open.size;
+  }
+
+  get openRecords(): number {
+    let n = 0;
+    for (const b of this.open.values()) n += b.records;
+    return n;
+  }
+
+  get openBytes(): number {
+    let n = 0;
+    for (const b of this.open.values()) n += b.decodedBytes;
+    return n;
+  }
+
+  /** Seals everything and releases the timer. The batcher stays usable. */
+  close(): number {
+    const n = this.sealAll();
+    this.disarm();
+    return n;
+  }
+
+  private sealMany(batches: HourBatch[], reason: SealReason): void {
+    batches.sort((a, b) => a.hourMs - b.hourMs);
+    for (const b of batches) this.seal(b, reason);
+  }
+
+  private seal(b: HourBatch, reason: SealReason): void {
+    if (this.open.get(b.hourMs) !== b) return; // already sealed (re-entrant onSeal)
+    this.open.delete(b.hourMs);
+    if (this.last === b) this.last = null;
+    b.reason = reason;
+    if (this.open.size === 0) this.disarm();
+    this.opts.onSeal(b);
+  }
+
+  private arm(at: number): void {
+    if (!this.opts.timer || at >= this.timerAt) return;
+    this.disarm();
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.onTimer(), Math.max(0, at - this.opts.now()));
+    this.timer.unref?.();
+  }
+
+  private onTimer(): void {
+    this.timer = null;
+    this.timerAt = Infinity;
+    try {
+      this.tick();
+    } finally {
+      // re-arm even if onSeal threw (onSeal should not throw: it runs inside a timer)
+      const next = this.nextDeadlineMs();
+      if (next !== null) this.arm(next);
+    }
+  }
+
+  private disarm(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
+  }
+}
