@@ -1,0 +1,72 @@
+/**
+ * CSV (RFC 4180): a header row, CRLF line ends, fields quoted when they hold
+ * `"`, `,`, CR or LF (quotes doubled). NULL is an empty field; an empty string
+ * is `""`, so the two stay distinguishable. Optional gzip (one member).
+ */
+import type { ColumnKind, ColumnSpec, Row } from "../sources/source.js";
+import { formatDate, formatTimestamp } from "../values.js";
+import type { Format, FormatOptions } from "./format.js";
+import { TextFileEncoder } from "./text-encoder.js";
+
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/** One CSV field (already quoted when needed). */
+export function csvQuote(s: string): string {
+  if (s === "") return '""';
+  return NEEDS_QUOTES.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** Renders a non-NULL value of `kind` as CSV field text. */
+export function csvField(kind: ColumnKind): (v: unknown) => string {
+  switch (kind) {
+    case "int32":
+    case "int64":
+    case "float64":
+    case "bool":
+      return (v) => String(v);
+    case "decimal":
+      return (v) => v as string;
+    case "bytes":
+      return (v) => Buffer.from(v as Uint8Array).toString("base64");
+    case "timestamp":
+      return (v) => formatTimestamp(v as bigint, false);
+    case "timestamptz":
+      return (v) => formatTimestamp(v as bigint, true);
+    case "date":
+      return (v) => formatDate(v as number);
+    default:
+      return (v) => csvQuote(v as string);
+  }
+}
+
+/** Builds the row renderer for `columns`. */
+export function csvRenderer(columns: ColumnSpec[]): (row: Row) => string {
+  const fields = columns.map((c) => csvField(c.kind));
+  const n = fields.length;
+  return (row) => {
+    let line = "";
+    for (let i = 0; i < n; i++) {
+      const v = row[i];
+      if (i > 0) line += ",";
+      if (v !== null && v !== undefined) line += fields[i]!(v);
+    }
+    return line + "\r\n";
+  };
+}
+
+/**
+ * @example const csv = csvFormat({ format: "csv", compression: "gzip" }); csv.extension // "csv.gz"
+ */
+export function csvFormat(options: FormatOptions): Format {
+  const gzip = options.compression === "gzip";
+  return {
+    name: "csv",
+    compression: gzip ? "gzip" : "none",
+    extension: gzip ? "csv.gz" : "csv",
+    contentType: gzip ? "application/gzip" : "text/csv; charset=utf-8",
+    async createEncoder(columns, sink) {
+      const header = columns.map((c) => csvQuote(c.name)).join(",") + "\r\n";
+      return new TextFileEncoder(sink, csvRenderer(columns), options.chunkBytes ?? 1024 * 1024, gzip, header);
+    },
+  };
+}

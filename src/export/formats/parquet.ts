@@ -1,0 +1,216 @@
+/**
+ * Parquet through hyparquet-writer: rows are gathered column-wise and written
+ * as a row group whenever `rowGroupRows` rows or ~`rowGroupBytes` of raw values
+ * are pending; encoded bytes leave for the sink every `chunkBytes` (a draining
+ * ByteWriter), so memory holds at most one row group plus one chunk.
+ * Codecs: zstd (default, wasm), snappy (built in), gzip (node zlib), none.
+ */
+import { gzipSync } from "node:zlib";
+import { ByteWriter, ParquetWriter } from "hyparquet-writer";
+import type { ColumnSpec, Row } from "../sources/source.js";
+import { decimalToUnscaled } from "../values.js";
+import type { ByteSink, Encoder, Format, FormatOptions } from "./format.js";
+
+/** The writer's own schema element type (hyparquet-writer pins its own hyparquet). */
+type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]["schema"][number];
+type Codec = "ZSTD" | "SNAPPY" | "GZIP" | "UNCOMPRESSED";
+type Compressor = (input: Uint8Array) => Uint8Array;
+
+let zstdReady: Promise<Compressor> | undefined;
+/** Loads the zstd wasm once per process (level 3, the zstd CLI default). */
+function zstd(): Promise<Compressor> {
+  zstdReady ??= import("@bokuweb/zstd-wasm").then(async (m) => {
+    await m.init();
+    return (input: Uint8Array) => m.compress(input, 3);
+  });
+  return zstdReady;
+}
+
+/** Bytes of the smallest two's-complement integer holding 10^precision - 1. */
+function decimalBytes(precision: number): number {
+  return Math.ceil((precision * Math.log2(10) + 1) / 8);
+}
+
+/** The Parquet schema element of a column; decimals without a declared precision (≤ 38) become strings. */
+export function parquetElement(c: ColumnSpec): SchemaElement {
+  const base = { name: c.name, repetition_type: "OPTIONAL" as const };
+  switch (c.kind) {
+    case "int32":
+      return { ...base, type: "INT32" };
+    case "int64":
+      return { ...base, type: "INT64" };
+    case "float64":
+      return { ...base, type: "DOUBLE" };
+    case "bool":
+      return { ...base, type: "BOOLEAN" };
+    case "bytes":
+      return { ...base, type: "BYTE_ARRAY" };
+    case "json":
+      return { ...base, type: "BYTE_ARRAY", logical_type: { type: "JSON" } };
+    case "date":
+      return { ...base, type: "INT32", converted_type: "DATE", logical_type: { type: "DATE" } };
+    case "timestamp":
+      return { ...base, type: "INT64", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: false, unit: "MICROS" } };
+    case "timestamptz":
+      return { ...base, type: "INT64", converted_type: "TIMESTAMP_MICROS", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MICROS" } };
+    case "decimal": {
+      const p = c.precision ?? 0;
+      const s = c.scale ?? 0;
+      if (p >= 1 && p <= 38 && s <= p) {
+        const dec = { converted_type: "DECIMAL" as const, precision: p, scale: s, logical_type: { type: "DECIMAL" as const, precision: p, scale: s } };
+        if (p <= 9) return { ...base, ...dec, type: "INT32" };
+        if (p <= 18) return { ...base, ...dec, type: "INT64" };
+        return { ...base, ...dec, type: "FIXED_LEN_BYTE_ARRAY", type_length: decimalBytes(p) };
+      }
+      return { ...base, type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" } };
+    }
+    default:
+      return { ...base, type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" } };
+  }
+}
+
+/** Rough raw size of a value, for row-group sizing. */
+function sizeOf(v: unknown): number {
+  if (v === null || v === undefined) return 1;
+  if (typeof v === "string") return v.length + 4;
+  if (v instanceof Uint8Array) return v.length + 4;
+  return 8;
+}
+
+/** A ByteWriter that hands its bytes out every `chunkBytes` instead of growing. */
+class DrainingWriter extends ByteWriter {
+  readonly outbox: Uint8Array[] = [];
+  outboxBytes = 0;
+  constructor(private readonly chunkBytes: number, private readonly onGrow: () => void) {
+    super(64 * 1024);
+  }
+  override ensure(size: number): void {
+    if (this.index >= this.chunkBytes) this.drain();
+    super.ensure(size);
+    this.onGrow();
+  }
+  drain(): void {
+    if (this.index === 0) return;
+    const chunk = new Uint8Array(this.buffer.slice(0, this.index));
+    this.outbox.push(chunk);
+    this.outboxBytes += chunk.length;
+    this.index = 0;
+  }
+}
+
+class ParquetEncoder implements Encoder {
+  private cols: unknown[][];
+  private rows = 0;
+  private rawBytes = 0;
+  private readonly writer: DrainingWriter;
+  private readonly pq: ParquetWriter;
+  private readonly decimalScale: (number | undefined)[];
+  peakBufferedBytes = 0;
+
+  constructor(
+    private readonly columns: ColumnSpec[],
+    private readonly sink: ByteSink,
+    codec: Codec,
+    compressors: Partial<Record<Codec, Compressor>>,
+    private readonly rowGroupRows: number,
+    private readonly rowGroupBytes: number,
+    private readonly chunkBytes: number,
+  ) {
+    this.cols = columns.map(() => []);
+    const schema: SchemaElement[] = [{ name: "root", num_children: columns.length }, ...columns.map(parquetElement)];
+    this.decimalScale = schema.slice(1).map((e) => (e.converted_type === "DECIMAL" ? (e.scale ?? 0) : undefined));
+    this.writer = new DrainingWriter(chunkBytes, () => this.note());
+    const kv = [{ key: "stowage.columns", value: JSON.stringify(columns) }];
+    this.pq = new ParquetWriter({ writer: this.writer, schema, codec, compressors, kvMetadata: kv, createdBy: "stowage" });
+  }
+
+  get bufferedBytes(): number {
+    return this.rawBytes + this.writer.index + this.writer.outboxBytes;
+  }
+
+  /** One row group of raw values, its encoded form (assumed no larger), and one chunk in flight. */
+  get boundBytes(): number {
+    return 2 * this.rowGroupBytes + 2 * this.chunkBytes;
+  }
+
+  async write(rows: Row[]): Promise<void> {
+    const n = this.columns.length;
+    for (const row of rows) {
+      for (let i = 0; i < n; i++) {
+        const v = row[i] ?? null;
+        this.cols[i]!.push(v);
+        this.rawBytes += sizeOf(v);
+      }
+      this.rows++;
+      if (this.rows >= this.rowGroupRows || this.rawBytes >= this.rowGroupBytes) await this.flushGroup();
+    }
+    this.note();
+  }
+
+  async finish(): Promise<void> {
+    await this.flushGroup();
+    this.pq.finish();
+    this.writer.drain();
+    await this.drainOutbox();
+  }
+
+  private async flushGroup(): Promise<void> {
+    if (this.rows === 0) return;
+    this.note();
+    const columnData = this.columns.map((c, i) => {
+      const scale = this.decimalScale[i];
+      const data = scale === undefined ? this.cols[i]! : this.cols[i]!.map((v) => (v === null ? null : decimalToUnscaled(v as string, scale)));
+      return { name: c.name, data };
+    });
+    const rows = this.rows;
+    this.pq.write({ columnData, rowGroupSize: rows });
+    this.cols = this.columns.map(() => []);
+    this.rows = 0;
+    this.rawBytes = 0;
+    this.writer.drain();
+    await this.drainOutbox();
+  }
+
+  private async drainOutbox(): Promise<void> {
+    this.note();
+    while (this.writer.outbox.length > 0) {
+      const chunk = this.writer.outbox.shift()!;
+      await this.sink.write(chunk);
+      this.writer.outboxBytes -= chunk.length;
+    }
+  }
+
+  private note(): void {
+    const b = this.bufferedBytes;
+    if (b > this.peakBufferedBytes) this.peakBufferedBytes = b;
+  }
+}
+
+const CODECS: Record<string, Codec> = { zstd: "ZSTD", snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" };
+
+/**
+ * @example const pq = parquetFormat({ format: "parquet", compression: "zstd" }); pq.extension // "parquet"
+ */
+export function parquetFormat(options: FormatOptions): Format {
+  const codec = CODECS[options.compression] ?? "ZSTD";
+  return {
+    name: "parquet",
+    compression: options.compression,
+    extension: "parquet",
+    contentType: "application/vnd.apache.parquet",
+    async createEncoder(columns, sink) {
+      const compressors: Partial<Record<Codec, Compressor>> = {};
+      if (codec === "ZSTD") compressors.ZSTD = await zstd();
+      if (codec === "GZIP") compressors.GZIP = (input) => gzipSync(input);
+      return new ParquetEncoder(
+        columns,
+        sink,
+        codec,
+        compressors,
+        options.rowGroupRows ?? 100_000,
+        options.rowGroupBytes ?? 32 * 1024 * 1024,
+        options.chunkBytes ?? 1024 * 1024,
+      );
+    },
+  };
+}

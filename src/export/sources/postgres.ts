@@ -1,0 +1,145 @@
+/**
+ * PostgreSQL source: `pg` + `pg-cursor` server-side cursor (rows fetched
+ * `batchSize` at a time, never the whole result), text-format values parsed into
+ * the portable kinds (int8 → bigint, numeric → exact text, timestamps → µs).
+ */
+import { StowageError } from "../../shared/errors.js";
+import { parseDateText, parseTimestampText } from "../values.js";
+import type { ColumnKind, ColumnSpec, QueryOptions, QueryParam, Row, RowStream, Source } from "./source.js";
+
+type Parser = (text: string) => unknown;
+const identity: Parser = (t) => t;
+const parseBytea: Parser = (t) => (t.startsWith("\\x") ? Buffer.from(t.slice(2), "hex") : Buffer.from(t, "latin1"));
+const ts: Parser = (t) => parseTimestampText(t);
+
+/** OID → [type name, kind, parser]. Any other type is exported as its text form. */
+const TYPES: Record<number, [string, ColumnKind, Parser]> = {
+  16: ["boolean", "bool", (t) => t === "t"],
+  17: ["bytea", "bytes", parseBytea],
+  20: ["bigint", "int64", (t) => BigInt(t)],
+  21: ["smallint", "int32", Number],
+  23: ["integer", "int32", Number],
+  26: ["oid", "int64", (t) => BigInt(t)],
+  700: ["real", "float64", Number],
+  701: ["double precision", "float64", Number],
+  1700: ["numeric", "decimal", identity],
+  25: ["text", "string", identity],
+  1043: ["character varying", "string", identity],
+  1042: ["character", "string", identity],
+  19: ["name", "string", identity],
+  18: ["\"char\"", "string", identity],
+  2950: ["uuid", "string", identity],
+  1083: ["time without time zone", "string", identity],
+  1266: ["time with time zone", "string", identity],
+  1186: ["interval", "string", identity],
+  114: ["json", "json", identity],
+  3802: ["jsonb", "json", identity],
+  1082: ["date", "date", parseDateText],
+  1114: ["timestamp without time zone", "timestamp", ts],
+  1184: ["timestamp with time zone", "timestamptz", ts],
+};
+
+interface PgField {
+  name: string;
+  dataTypeID: number;
+  dataTypeModifier: number;
+}
+
+/** Maps a RowDescription field to a column (numeric typmod = ((p << 16) | s) + 4). */
+export function pgColumn(f: PgField): ColumnSpec {
+  const known = TYPES[f.dataTypeID];
+  if (!known) return { name: f.name, kind: "string", sourceType: `oid ${f.dataTypeID}` };
+  const [name, kind] = known;
+  if (f.dataTypeID === 1700 && f.dataTypeModifier >= 4) {
+    const precision = ((f.dataTypeModifier - 4) >> 16) & 0xffff;
+    const scale = (f.dataTypeModifier - 4) & 0xffff;
+    return { name: f.name, kind, sourceType: `numeric(${precision},${scale})`, precision, scale };
+  }
+  return { name: f.name, kind, sourceType: name };
+}
+
+const typeParsers = {
+  getTypeParser: (oid: number) => TYPES[oid]?.[2] ?? identity,
+};
+
+/** Turns a driver error into a StowageError that says what happened, never the URL. */
+export function pgError(err: unknown, doing: string): StowageError {
+  if (err instanceof StowageError) return err;
+  const e = err as { message?: string; code?: string; hint?: string };
+  const lost = e.code === "57P01" || e.code === "57P02" || e.code === "ECONNRESET" || /terminat|Connection terminated/i.test(e.message ?? "");
+  const what = lost ? "the PostgreSQL connection was lost" : "PostgreSQL failed";
+  return new StowageError("source", `${what} while ${doing}: ${e.message ?? String(err)}${e.code ? ` (${e.code})` : ""}`, {
+    cause: err,
+    hint: e.hint ?? (lost ? "the server ended the session; re-run the export (nothing was committed)" : "check the query, the table name and the role's privileges"),
+  });
+}
+
+/**
+ * Opens a PostgreSQL connection.
+ * @example const src = await openPostgres("postgres://postgres@127.0.0.1/test");
+ */
+export async function openPostgres(url: string, connectTimeoutMs = 10_000): Promise<Source> {
+  const { default: pg } = await import("pg");
+  const { default: Cursor } = await import("pg-cursor");
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+  let lostError: unknown;
+  client.on("error", (err) => (lostError = err));
+  try {
+    await client.connect();
+    await client.query("SET DateStyle = 'ISO, YMD'; SET TimeZone = 'UTC'; SET bytea_output = 'hex'; SET extra_float_digits = 3");
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw pgError(err, "connecting");
+  }
+  let closed = false;
+  return {
+    type: "postgres",
+    quoteIdent: (n) => client.escapeIdentifier(n),
+    placeholder: (i) => `$${i}`,
+    async query(sql: string, params: QueryParam[], options: QueryOptions): Promise<RowStream> {
+      const values = params.map((p) => (typeof p === "bigint" ? p.toString() : p));
+      const cursor = client.query(new Cursor(sql, values, { rowMode: "array", types: typeParsers }));
+      const read = (n: number) =>
+        new Promise<{ rows: Row[]; fields: PgField[] }>((resolve, reject) => {
+          cursor.read(n, (err, rows, result) => {
+            if (err) reject(pgError(lostError ?? err, "reading rows"));
+            else resolve({ rows: rows as Row[], fields: (result as unknown as { fields: PgField[] }).fields ?? [] });
+          });
+        });
+      const first = await read(options.batchSize).catch((err: unknown) => {
+        throw pgError(err, "running the query");
+      });
+      let done = false;
+      const close = async () => {
+        if (done) return;
+        done = true;
+        await new Promise<void>((r) => cursor.close(() => r()));
+      };
+      const onAbort = () => void close();
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      return {
+        columns: first.fields.map(pgColumn),
+        close,
+        async *[Symbol.asyncIterator]() {
+          try {
+            let batch = first.rows;
+            while (batch.length > 0) {
+              yield batch;
+              if (done || batch.length < options.batchSize) break;
+              options.signal?.throwIfAborted();
+              batch = (await read(options.batchSize)).rows;
+            }
+          } finally {
+            options.signal?.removeEventListener("abort", onAbort);
+            await close();
+          }
+        },
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await client.end().catch(() => undefined);
+    },
+  };
+}
