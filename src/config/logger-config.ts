@@ -1,0 +1,174 @@
+/**
+ * Logger config resolution (SPEC §2.0, §3.2 env overrides, §3.5 defaults):
+ * raw config (file or object) → ResolvedLoggerConfig with one validated
+ * destination, every delivery/grant default filled in and byte sizes parsed.
+ */
+import { createHash } from "node:crypto";
+import type { z } from "zod";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { parseBytes } from "../shared/bytes.js";
+import { StowageError } from "../shared/errors.js";
+import { finishLocalDestination, finishS3Destination, type ResolvedDestination } from "./destination.js";
+import { processEnv, type Env } from "./env.js";
+import { configErrorMap, configIssuesError } from "./issues.js";
+import { normaliseKeys, type KeyOrigins } from "./keys.js";
+import { LEVEL_ALIASES, LEVELS, loggerConfigSchema, type deliverySchema, type Level } from "./logger-schema.js";
+import { applyEnvOverrides } from "./env-overrides.js";
+
+/** The embedded default destination: a local-directory store under the working directory. */
+export const DEFAULT_LOCAL_PATH = ".stowage/store";
+
+/** SPEC §3.5 delivery defaults. */
+export const DELIVERY_DEFAULTS = {
+  flushIntervalMs: 30_000,
+  maxBatchBytes: 1024 * 1024,
+  maxBatchRecords: 5_000,
+  maxQueueBytes: 16 * 1024 * 1024,
+  maxRecordBytes: 1024 * 1024,
+  concurrency: 2,
+  requestTimeoutMs: 10_000,
+  maxAttempts: 5,
+  initialBackoffMs: 500,
+  maxBackoffMs: 30_000,
+  buffer: "memory" as "memory" | "sqlite",
+  maxSpoolBytes: 512 * 1024 * 1024,
+};
+
+/** SPEC §5.2 allowances per Studio grant. */
+export const GRANT_DEFAULTS = {
+  downloadBytes: 16 * 1024 * 1024,
+  listAttempts: 20,
+  getAttempts: 64,
+  records: 20_000,
+  decodedBytes: 25 * 1024 * 1024,
+  maxGrants: 5,
+};
+
+export type ResolvedDelivery = typeof DELIVERY_DEFAULTS & { spoolPath: string };
+export type ResolvedGrantLimits = typeof GRANT_DEFAULTS;
+
+export interface ResolvedLoggerConfig {
+  service?: string;
+  level: Level;
+  console: "pretty" | "json" | false;
+  caller: boolean;
+  redact: { keys: string[]; paths: string[]; patterns: (string | RegExp)[]; disableDefaults: boolean };
+  destination: ResolvedDestination;
+  delivery: ResolvedDelivery;
+  studio: { s3: ResolvedGrantLimits };
+}
+
+export interface ResolveLoggerOptions {
+  env?: Env;
+  /** Base for relative paths (local store, spool). Default `process.cwd()`. */
+  cwd?: string;
+  /** Whether stdout is a terminal (decides the default console echo). Default false. */
+  isTTY?: boolean;
+  /** "data" for YAML/JSON files (see parseDestination). Default "code". */
+  origin?: "code" | "data";
+  file?: string;
+  /** Hosts trusted on the command line. */
+  trustedHosts?: readonly string[];
+}
+
+/**
+ * First 16 hex chars of SHA-256 over endpoint, bucket and prefix (SPEC §4 spool file name).
+ * @example spoolTargetHash({ type: "s3", bucket: "logs", prefix: "app", ... }) // "3f1c…"
+ */
+export function spoolTargetHash(dest: ResolvedDestination): string {
+  const parts = dest.type === "s3" ? [dest.endpoint ?? "", dest.bucket, dest.prefix] : [`file://${dest.path}`, "", ""];
+  return createHash("sha256").update(parts.join("\n")).digest("hex").slice(0, 16);
+}
+
+function resolvePath(p: string, cwd: string): string {
+  if (p === "~" || p.startsWith("~/")) return join(homedir(), p.slice(1));
+  return isAbsolute(p) ? p : resolve(cwd, p);
+}
+
+type Parsed = z.output<typeof loggerConfigSchema>;
+type DeliveryInput = z.output<typeof deliverySchema> | undefined;
+
+function chooseDestination(cfg: Parsed, options: ResolveLoggerOptions, cwd: string): { destination: ResolvedDestination; delivery: DeliveryInput } {
+  const opts = { ...options, cwd };
+  const d = cfg.destination;
+  if (d !== undefined && typeof d === "object") {
+    if (cfg.s3 !== undefined) {
+      throw new StowageError("config", `${options.file ? `${options.file}: ` : ""}both \`destination: {type: ...}\` and an \`s3:\` block configure the destination; keep one`);
+    }
+    if (d.type === "local") return { destination: finishLocalDestination(d.path, cwd), delivery: undefined };
+    const { type: _t, delivery, ...block } = d;
+    return { destination: finishS3Destination(block, "destination", opts), delivery };
+  }
+  const kind = d ?? (cfg.s3 !== undefined ? "s3" : "local");
+  if (kind === "local") return { destination: finishLocalDestination(cfg.local?.path ?? DEFAULT_LOCAL_PATH, cwd), delivery: cfg.s3?.delivery };
+  if (!cfg.s3) {
+    throw new StowageError("config", `${options.file ? `${options.file}: ` : ""}destination is "s3" but there is no \`s3:\` block; add s3: { bucket: ... } or set STOWAGE_S3_BUCKET`);
+  }
+  const { delivery, ...block } = cfg.s3;
+  return { destination: finishS3Destination(block, "s3", opts), delivery };
+}
+
+function resolveDelivery(d: DeliveryInput, dest: ResolvedDestination, cwd: string): ResolvedDelivery {
+  const b = (v: number | string | undefined, fallback: number, key: string) => (v === undefined ? fallback : parseBytes(v, `s3.delivery.${key}`));
+  const out: ResolvedDelivery = {
+    ...DELIVERY_DEFAULTS,
+    ...Object.fromEntries(Object.entries(d ?? {}).filter(([, v]) => v !== undefined)),
+    maxBatchBytes: b(d?.maxBatchBytes, DELIVERY_DEFAULTS.maxBatchBytes, "maxBatchBytes"),
+    maxQueueBytes: b(d?.maxQueueBytes, DELIVERY_DEFAULTS.maxQueueBytes, "maxQueueBytes"),
+    maxRecordBytes: b(d?.maxRecordBytes, DELIVERY_DEFAULTS.maxRecordBytes, "maxRecordBytes"),
+    maxSpoolBytes: b(d?.maxSpoolBytes, DELIVERY_DEFAULTS.maxSpoolBytes, "maxSpoolBytes"),
+    spoolPath: d?.spoolPath ? resolvePath(d.spoolPath, cwd) : join(homedir(), ".stowage", "s3", `${spoolTargetHash(dest)}.db`),
+  };
+  if (out.initialBackoffMs > out.maxBackoffMs) {
+    throw new StowageError("config", "`s3.delivery.initialBackoffMs` must not exceed `maxBackoffMs`");
+  }
+  if (out.maxRecordBytes > out.maxQueueBytes) {
+    throw new StowageError("config", "`s3.delivery.maxRecordBytes` must not exceed `maxQueueBytes` (a record must fit in the queue)");
+  }
+  return out;
+}
+
+/**
+ * Validates a logger config and fills in every default. With no config at all
+ * the destination is the local-directory store at `.stowage/store`.
+ * Env overrides: STOWAGE_LEVEL, STOWAGE_CONSOLE, STOWAGE_DESTINATION,
+ * STOWAGE_S3_BUCKET, STOWAGE_S3_PREFIX, STOWAGE_S3_REGION, STOWAGE_S3_ENDPOINT.
+ * @example resolveLoggerConfig({ s3: { bucket: "logs", region: "eu-west-1" } }, { env: {} }).destination.type // "s3"
+ */
+export function resolveLoggerConfig(raw: unknown = {}, options: ResolveLoggerOptions = {}): ResolvedLoggerConfig {
+  const env = options.env ?? processEnv();
+  const cwd = options.cwd ?? process.cwd();
+  const origins: KeyOrigins = new Map();
+  const normalised = normaliseKeys(raw ?? {}, "", origins).value;
+  const withEnv = applyEnvOverrides(normalised, env, origins);
+  const result = loggerConfigSchema.safeParse(withEnv, { error: configErrorMap, reportInput: true });
+  if (!result.success) throw configIssuesError(result.error.issues, { origins, file: options.file });
+  const cfg = result.data;
+  const { destination, delivery } = chooseDestination(cfg, { ...options, env }, cwd);
+  const level = cfg.level === undefined ? "info" : (LEVEL_ALIASES[cfg.level] ?? (cfg.level as Level));
+  const grants = Object.fromEntries(Object.entries(cfg.studio?.s3 ?? {}).filter(([, v]) => v !== undefined));
+  return {
+    ...(cfg.service ? { service: cfg.service } : {}),
+    level: LEVELS.includes(level) ? level : "info",
+    console: cfg.console ?? (options.isTTY && env.NODE_ENV !== "production" ? "pretty" : false),
+    caller: cfg.caller ?? false,
+    redact: {
+      keys: cfg.redact?.keys ?? [],
+      paths: cfg.redact?.paths ?? [],
+      patterns: cfg.redact?.patterns ?? [],
+      disableDefaults: cfg.redact?.disableDefaults ?? false,
+    },
+    destination,
+    delivery: resolveDelivery(delivery, destination, cwd),
+    studio: {
+      s3: {
+        ...GRANT_DEFAULTS,
+        ...grants,
+        downloadBytes: parseBytes(cfg.studio?.s3?.downloadBytes ?? GRANT_DEFAULTS.downloadBytes, "studio.s3.downloadBytes"),
+        decodedBytes: parseBytes(cfg.studio?.s3?.decodedBytes ?? GRANT_DEFAULTS.decodedBytes, "studio.s3.decodedBytes"),
+      },
+    },
+  };
+}
+

@@ -1,0 +1,81 @@
+/**
+ * The logger/Studio config file shape (SPEC §2.0) as zod schemas: service,
+ * level, console, caller, redaction, destination choice, the `s3` block with
+ * its §3.5 `delivery` options, `local`, and Studio's §5.2 grant overrides.
+ */
+import { z } from "zod";
+import { s3Fields } from "./destination-schema.js";
+
+/** Levels in order; `warn` and `fatal` are accepted as aliases of `warning` and `critical`. */
+export const LEVELS = ["trace", "debug", "info", "success", "warning", "error", "critical"] as const;
+export type Level = (typeof LEVELS)[number];
+export const LEVEL_ALIASES: Record<string, Level> = { warn: "warning", fatal: "critical" };
+
+const levelSchema = z.enum([...LEVELS, "warn", "fatal"]);
+/** A byte size: a number of bytes or a string such as "1MiB", "512MB". */
+const bytes = z.union([z.number().int().nonnegative(), z.string().min(1)]);
+const positiveInt = z.number().int().positive();
+
+export const deliverySchema = z.strictObject({
+  flushIntervalMs: positiveInt.optional(),
+  maxBatchBytes: bytes.optional(),
+  maxBatchRecords: positiveInt.optional(),
+  maxQueueBytes: bytes.optional(),
+  maxRecordBytes: bytes.optional(),
+  concurrency: positiveInt.max(64).optional(),
+  requestTimeoutMs: positiveInt.optional(),
+  maxAttempts: positiveInt.max(100).optional(),
+  initialBackoffMs: z.number().int().nonnegative().optional(),
+  maxBackoffMs: z.number().int().nonnegative().optional(),
+  buffer: z.enum(["memory", "sqlite"]).optional(),
+  spoolPath: z.string().min(1).optional(),
+  maxSpoolBytes: bytes.optional(),
+});
+
+export const redactSchema = z.strictObject({
+  keys: z.array(z.string().min(1)).optional(),
+  paths: z.array(z.string().min(1)).optional(),
+  patterns: z.array(z.union([z.string().min(1), z.instanceof(RegExp)])).optional(),
+  disableDefaults: z.boolean().optional(),
+});
+
+export const studioSchema = z.strictObject({
+  s3: z
+    .strictObject({
+      downloadBytes: bytes.optional(),
+      listAttempts: positiveInt.optional(),
+      getAttempts: positiveInt.optional(),
+      records: positiveInt.optional(),
+      decodedBytes: bytes.optional(),
+      maxGrants: positiveInt.optional(),
+    })
+    .optional(),
+});
+
+/** The logger's `s3:` block: the §2.1 destination block plus `delivery`. */
+export const loggerS3Schema = z.strictObject({ ...s3Fields, delivery: deliverySchema.optional() });
+const localSchema = z.strictObject({ path: z.string().min(1) });
+
+/** The export form of `destination`, as the logger takes it (an S3 one may carry `delivery`). */
+export const loggerDestinationObjectSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("s3"), ...s3Fields, delivery: deliverySchema.optional() }),
+  z.strictObject({ type: z.literal("local"), path: z.string().min(1) }),
+]);
+
+export const loggerConfigSchema = z.strictObject({
+  service: z.string().min(1).optional(),
+  level: levelSchema.optional(),
+  console: z.union([z.literal("pretty"), z.literal("json"), z.literal(false)]).optional(),
+  caller: z.boolean().optional(),
+  redact: redactSchema.optional(),
+  destination: z.union([z.enum(["s3", "local"]), loggerDestinationObjectSchema]).optional(),
+  s3: loggerS3Schema.optional(),
+  local: localSchema.optional(),
+  studio: studioSchema.optional(),
+});
+
+/** What `defineConfig`/`createLogger` accept (camelCase; YAML may use snake_case). */
+export type LoggerConfig = z.input<typeof loggerConfigSchema>;
+export type DeliveryOptions = z.input<typeof deliverySchema>;
+export type RedactOptions = z.input<typeof redactSchema>;
+export type StudioOptions = z.input<typeof studioSchema>;
