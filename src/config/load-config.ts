@@ -5,8 +5,10 @@
  * echoed (a config line may hold a secret).
  */
 import { existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
+import { createJiti as createJitiSync } from "jiti";
 import { parseDocument } from "yaml";
 import { StowageError } from "../shared/errors.js";
 import { processEnv, type Env } from "./env.js";
@@ -103,5 +105,33 @@ export async function loadConfigFile(path: string, options: { env?: Env; cwd?: s
   }
   const text = await readFile(abs, "utf8");
   const parsed = parseData(text, abs, format === "json" ? "JSON" : "YAML");
+  return { path: abs, format, origin: "data", data: interpolateEnv(parsed ?? {}, options.env ?? processEnv(), abs) };
+}
+
+/**
+ * Synchronous twin of `loadConfigFile`, for `createLogger()` (which must return a
+ * logger at once): TypeScript/JavaScript through jiti's synchronous loader
+ * (no top-level await in such a config), YAML/JSON read and parsed in place.
+ * @example const { data } = loadConfigFileSync("stowage.config.ts");
+ */
+export function loadConfigFileSync(path: string, options: { env?: Env; cwd?: string } = {}): LoadedConfigFile {
+  const abs = resolve(options.cwd ?? process.cwd(), path);
+  const format = formatOf(abs);
+  if (!existsSync(abs)) throw new StowageError("config", `config file ${abs} does not exist`);
+  if (format === "ts" || format === "js") {
+    let mod: unknown;
+    try {
+      mod = createJitiSync(import.meta.url, { fsCache: false, moduleCache: false })(abs);
+    } catch (err) {
+      const first = String((err as Error)?.message ?? err).split("\n")[0];
+      throw new StowageError("config", `${abs}: could not load the config module: ${first}`, { cause: err });
+    }
+    const data = mod && typeof mod === "object" && "default" in mod ? (mod as { default: unknown }).default : mod;
+    if (data === undefined || data === null || typeof data !== "object") {
+      throw new StowageError("config", `${abs}: the module must \`export default defineConfig({...})\``);
+    }
+    return { path: abs, format, origin: "code", data };
+  }
+  const parsed = parseData(readFileSync(abs, "utf8"), abs, format === "json" ? "JSON" : "YAML");
   return { path: abs, format, origin: "data", data: interpolateEnv(parsed ?? {}, options.env ?? processEnv(), abs) };
 }
