@@ -101,7 +101,7 @@ function chooseDestination(cfg: Parsed, options: ResolveLoggerOptions, cwd: stri
     return { destination: finishS3Destination(block, "destination", opts), delivery };
   }
   const kind = d ?? (cfg.s3 !== undefined ? "s3" : "local");
-  if (kind === "local") return { destination: finishLocalDestination(cfg.local?.path ?? DEFAULT_LOCAL_PATH, cwd), delivery: cfg.s3?.delivery };
+  if (kind === "local") return { destination: finishLocalDestination(cfg.local?.path ?? DEFAULT_LOCAL_PATH, cwd), delivery: cfg.local?.delivery ?? cfg.s3?.delivery };
   if (!cfg.s3) {
     throw new StowageError("config", `${options.file ? `${options.file}: ` : ""}destination is "s3" but there is no \`s3:\` block; add s3: { bucket: ... } or set STOWAGE_S3_BUCKET`);
   }

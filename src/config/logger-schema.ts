@@ -54,7 +54,8 @@ export const studioSchema = z.strictObject({
 
 /** The logger's `s3:` block: the §2.1 destination block plus `delivery`. */
 export const loggerS3Schema = z.strictObject({ ...s3Fields, delivery: deliverySchema.optional() });
-const localSchema = z.strictObject({ path: z.string().min(1) });
+/** The logger's `local:` block: a directory, plus the same `delivery` options as `s3` (batching applies alike). */
+const localSchema = z.strictObject({ path: z.string().min(1), delivery: deliverySchema.optional() });
 
 /** The export form of `destination`, as the logger takes it (an S3 one may carry `delivery`). */
 export const loggerDestinationObjectSchema = z.discriminatedUnion("type", [
