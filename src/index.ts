@@ -1,3 +1,9 @@
 /** The `stowage` package: the logger and its config helpers. Re-exports only. */
+export { createLogger, type LoggerConfig } from "./logger/create-logger.js";
+export { Logger } from "./logger/logger.js";
+export type { FlushResult, DestinationResult, RejectedCounts } from "./logger/flush-result.js";
+export { defineConfig } from "./config/define-config.js";
 export { StowageError, isStowageError } from "./shared/errors.js";
 export type { StowageErrorCode } from "./shared/errors.js";
+export type { LogRecord, SerializedError } from "./record/record.js";
+export type { Level, LevelName } from "./record/levels.js";

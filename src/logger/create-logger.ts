@@ -1,0 +1,96 @@
+/**
+ * createLogger (SPEC §3.2): resolves the config (an object, or the
+ * stowage.config.* file of the working directory, or the embedded local
+ * default), compiles redaction once, and joins a Logger to its sink.
+ * No side effects until it is called.
+ */
+import { findConfigFile, loadConfigFileSync } from "../config/load-config.js";
+import { resolveLoggerConfig, type ResolvedLoggerConfig } from "../config/logger-config.js";
+import { processEnv } from "../config/env.js";
+import { compileRedaction } from "../record/redact.js";
+import { openStore } from "../store/open-store.js";
+import { ConsoleEcho } from "./console-echo.js";
+import type { Sink } from "./flush-result.js";
+import { Logger, type LoggerCore } from "./logger.js";
+import { MemorySink } from "./memory-sink.js";
+
+/** Options accepted by createLogger / defineConfig (SPEC §2.0). */
+export type LoggerConfig = Parameters<typeof resolveLoggerConfig>[0];
+
+/** Builds the sink for a resolved config; the sqlite spool registers itself here. */
+export type SinkFactory = (config: ResolvedLoggerConfig, env: NodeJS.ProcessEnv | Record<string, string | undefined>) => Sink;
+let sqliteSinkFactory: SinkFactory | null = null;
+
+/** @internal Used by the spool module to provide the `buffer: "sqlite"` sink. */
+export function registerSqliteSinkFactory(factory: SinkFactory): void {
+  sqliteSinkFactory = factory;
+}
+
+/**
+ * Creates a logger. Without an argument it reads `stowage.config.*` from the
+ * working directory; without one of those, it logs to `./.stowage/store`.
+ * @example
+ * const log = createLogger({ service: "api", destination: "s3",
+ *   s3: { bucket: "logs", prefix: "api", region: "eu-west-1" } });
+ * log.info("started");
+ */
+export function createLogger(config?: LoggerConfig): Logger {
+  const env = processEnv();
+  const cwd = process.cwd();
+  let raw: unknown = config;
+  let origin: "code" | "data" = "code";
+  let file: string | undefined;
+  if (config === undefined) {
+    const found = findConfigFile(cwd);
+    if (found.path) {
+      const loaded = loadConfigFileSync(found.path, { env, cwd });
+      raw = loaded.data;
+      origin = loaded.origin;
+      file = loaded.path;
+    }
+  }
+  const resolved = resolveLoggerConfig(raw ?? {}, {
+    env, cwd, isTTY: Boolean(process.stdout.isTTY), origin, ...(file ? { file } : {}),
+  });
+  return buildLogger(resolved, env);
+}
+
+/** Joins a resolved config to its sink and console echo. */
+export function buildLogger(resolved: ResolvedLoggerConfig, env: Record<string, string | undefined>): Logger {
+  const sink = createSink(resolved, env);
+  const echo =
+    resolved.console === false
+      ? null
+      : new ConsoleEcho(resolved.console, process.stdout, Boolean(process.stdout.isTTY) && !env.NO_COLOR);
+  const core: LoggerCore = {
+    service: resolved.service,
+    level: resolved.level,
+    sink,
+    echo,
+    serialize: {
+      redact: compileRedaction({
+        keys: resolved.redact.keys,
+        paths: resolved.redact.paths,
+        patterns: resolved.redact.patterns,
+        disableDefaults: resolved.redact.disableDefaults,
+      }),
+    },
+    callerRoot: resolved.caller ? process.cwd() : null,
+    closedDrops: 0,
+    closed: false,
+  };
+  return new Logger(core, undefined);
+}
+
+function createSink(resolved: ResolvedLoggerConfig, env: Record<string, string | undefined>): Sink {
+  const d = resolved.delivery;
+  if (d.buffer === "sqlite") {
+    if (!sqliteSinkFactory) {
+      throw new Error("buffer: \"sqlite\" needs the spool module; import it from \"stowage\" (it registers itself)");
+    }
+    return sqliteSinkFactory(resolved, env);
+  }
+  const { store } = openStore(resolved.destination, { env, requestTimeoutMs: d.requestTimeoutMs, maxAttempts: 1 });
+  const prefix = resolved.destination.type === "s3" ? resolved.destination.prefix : "";
+  return new MemorySink(resolved.destination.type, store, prefix, d);
+}

@@ -1,0 +1,196 @@
+/**
+ * The Logger (SPEC §3.2): level methods that never throw and never block on I/O,
+ * `child`, runtime `level`, `write`, `flush`, `close`. Work that can be done once
+ * is done at build time: redaction is compiled, disabled levels are no-ops,
+ * `child()` bindings are sanitised once.
+ */
+import { LEVELS, LEVEL_VALUES, parseLevel, type Level, type LevelName } from "../record/levels.js";
+import { formatTimestamp, parseTimestamp, type LogRecord } from "../record/record.js";
+import { serializeRecord, type SerializeOptions } from "../record/safe-json.js";
+import { sanitizeValue } from "../record/sanitize.js";
+import { StowageError } from "../shared/errors.js";
+import { parseCallArgs } from "./call-args.js";
+import { captureCaller } from "./caller.js";
+import type { ConsoleEcho } from "./console-echo.js";
+import type { FlushResult, Sink } from "./flush-result.js";
+
+type LogMethod = (message: unknown, data?: unknown) => void;
+
+/** Shared by a logger and all its children. */
+export interface LoggerCore {
+  service: string | undefined;
+  level: Level;
+  sink: Sink;
+  echo: ConsoleEcho | null;
+  serialize: SerializeOptions;
+  callerRoot: string | null;
+  /** Records not accepted because the logger was closed. */
+  closedDrops: number;
+  closed: boolean;
+}
+
+const noop: LogMethod = () => {};
+
+/**
+ * @example
+ * const log = createLogger({ service: "api" });
+ * log.info("listening", { port: 8080 });
+ * const req = log.child({ requestId: "r-1" });
+ * req.warn("slow", { ms: 1200 });
+ * await log.flush({ timeoutMs: 5000 });
+ */
+export class Logger {
+  trace: LogMethod = noop;
+  debug: LogMethod = noop;
+  info: LogMethod = noop;
+  success: LogMethod = noop;
+  warn: LogMethod = noop;
+  warning: LogMethod = noop;
+  error: LogMethod = noop;
+  critical: LogMethod = noop;
+  fatal: LogMethod = noop;
+
+  /** @internal */
+  constructor(
+    private readonly core: LoggerCore,
+    private readonly bindings: Record<string, unknown> | undefined,
+  ) {
+    this.bindMethods();
+  }
+
+  /** The minimum level recorded, for every destination and the console echo. Settable at runtime. */
+  get level(): Level {
+    return this.core.level;
+  }
+  set level(name: LevelName) {
+    this.core.level = parseLevel(name);
+    this.bindMethods();
+  }
+
+  /** A logger whose records carry `bindings` (sanitised and redacted once, here). */
+  child(bindings: Record<string, unknown>): Logger {
+    const own = sanitizeValue(bindings, this.core.serialize) as Record<string, unknown>;
+    const merged = this.bindings ? { ...this.bindings, ...(own ?? {}) } : own;
+    return new Logger(this.core, merged && typeof merged === "object" ? merged : undefined);
+  }
+
+  /**
+   * Accepts a ready record (its timestamp is kept). Resolves when the record is
+   * accepted: enqueued (memory) or committed to the spool (sqlite). Rejects with
+   * StowageError("rejected") when it is not (oversized, queue or spool full, closed)
+   * and with StowageError("usage") when the record is malformed.
+   */
+  async write(record: Partial<LogRecord> & { message?: unknown }): Promise<void> {
+    const level = parseLevel(record.level ?? "info", "record.level");
+    let ms = Date.now();
+    if (record.timestamp !== undefined) {
+      const parsed = typeof record.timestamp === "string" ? parseTimestamp(record.timestamp) : null;
+      if (parsed === null) {
+        throw new StowageError("usage", `record.timestamp ${JSON.stringify(String(record.timestamp))} is not an ISO-8601 time; use e.g. new Date().toISOString()`);
+      }
+      ms = parsed;
+    }
+    if (LEVEL_VALUES[level] < LEVEL_VALUES[this.core.level]) return;
+    const full: LogRecord = {
+      ...record,
+      timestamp: formatTimestamp(ms),
+      level,
+      message: typeof record.message === "string" ? record.message : String(record.message ?? ""),
+    } as LogRecord;
+    if (this.core.service !== undefined && full.service === undefined) full.service = this.core.service;
+    if (this.bindings && full.bindings === undefined) full.bindings = this.bindings;
+    const line = serializeRecord(full, this.core.serialize);
+    if (this.core.closed) {
+      this.core.closedDrops++;
+      throw new StowageError("rejected", "the logger is closed; create a new one");
+    }
+    this.core.echo?.echo(line, level);
+    const reason = await this.core.sink.acceptDurable(line, ms);
+    if (reason !== null) throw new StowageError("rejected", rejectionMessage(reason));
+  }
+
+  /** Seals open batches and waits for delivery (or failure, or the timeout). Never rejects. */
+  async flush(options: { timeoutMs?: number } = {}): Promise<FlushResult> {
+    try {
+      const { result, timedOut } = await this.core.sink.flush(options.timeoutMs);
+      return { ok: result.ok && !timedOut, timedOut, destinations: { [result.kind]: result } };
+    } catch (err) {
+      return internalFailure(this.core.sink.kind, err);
+    }
+  }
+
+  /** flush, then release timers, sockets and workers: nothing keeps the process alive afterwards. */
+  async close(options: { timeoutMs?: number } = {}): Promise<FlushResult> {
+    this.core.closed = true;
+    this.bindMethods();
+    try {
+      const { result, timedOut } = await this.core.sink.close(options.timeoutMs);
+      this.core.echo?.close();
+      return { ok: result.ok && !timedOut, timedOut, destinations: { [result.kind]: result } };
+    } catch (err) {
+      return internalFailure(this.core.sink.kind, err);
+    }
+  }
+
+  private bindMethods(): void {
+    const threshold = this.core.closed ? Infinity : LEVEL_VALUES[this.core.level];
+    for (const level of LEVELS) {
+      const fn = LEVEL_VALUES[level] >= threshold ? this.method(level) : noop;
+      this[level] = fn;
+    }
+    this.warn = this.warning;
+    this.fatal = this.critical;
+  }
+
+  private method(level: Level): LogMethod {
+    const core = this.core;
+    return (first: unknown, second?: unknown) => {
+      try {
+        const ms = Date.now();
+        const parts = parseCallArgs(first, second);
+        const record: LogRecord = { timestamp: formatTimestamp(ms), level, message: parts.message };
+        if (core.service !== undefined) record.service = core.service;
+        if (core.callerRoot !== null) {
+          const caller = captureCaller(core.callerRoot, 1);
+          if (caller) record.caller = caller;
+        }
+        if (parts.data !== undefined) record.data = parts.data;
+        if (this.bindings) record.bindings = this.bindings;
+        if (parts.error !== undefined) record.error = parts.error;
+        const line = serializeRecord(record, core.serialize);
+        core.echo?.echo(line, level);
+        core.sink.accept(line, ms);
+      } catch {
+        // Never throw from a logging call (SPEC §3.2); serializeRecord already never throws.
+      }
+    };
+  }
+}
+
+function rejectionMessage(reason: string): string {
+  switch (reason) {
+    case "oversized":
+      return "record rejected: larger than maxRecordBytes (s3.delivery.maxRecordBytes)";
+    case "queueFull":
+      return "record rejected: the delivery queue is full (maxQueueBytes); delivery is behind or paused — see flush().destinations";
+    case "spoolFull":
+      return "record rejected: the spool is full (maxSpoolBytes); see `stowage spool status`";
+    default:
+      return "record rejected: the logger is closed";
+  }
+}
+
+function internalFailure(kind: "s3" | "local", err: unknown): FlushResult {
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    ok: false,
+    timedOut: false,
+    destinations: {
+      [kind]: {
+        kind, ok: false, delivered: 0, pending: 0, objects: 0,
+        rejected: { oversized: 0, queueFull: 0, spoolFull: 0 },
+        failure: { category: "other", code: "InternalError", message, since: new Date().toISOString(), batches: 0 },
+      },
+    },
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * The sink that joins hour batching and delivery for one destination, with an
+ * in-memory buffer (`buffer: "memory"`, SPEC §3.4, §3.5).
+ *
+ * Invariants:
+ * - accepted = delivered + failed + pending, at every moment (records);
+ * - `queuedBytes` (decoded bytes of open + sealed-but-undelivered records) never
+ *   exceeds `maxQueueBytes`: a record that would cross it is rejected and counted,
+ *   never an accepted one evicted;
+ * - a sealed batch gets its key and bytes once; every attempt reuses them;
+ * - nothing here writes to local disk unless the store is a LocalStore.
+ * Limit: memory mode loses unsent records if the process dies; flush() before exit.
+ */
+import { encodeBatchAsync } from "../batch/encoder.js";
+import { HourBatcher, type HourBatch } from "../batch/hour-batcher.js";
+import { formatObjectKey, objectMetadata } from "../batch/object-key.js";
+import { Dispatcher } from "../delivery/dispatcher.js";
+import type { SealedBatch } from "../delivery/sealed-batch.js";
+import { ulid } from "../shared/ids.js";
+import { classifyError } from "../store/classify-error.js";
+import type { ObjectStore } from "../store/object-store.js";
+import type { DestinationResult, RejectedCounts, Sink } from "./flush-result.js";
+import { waitWithTimeout } from "./wait.js";
+
+export interface DeliveryOptions {
+  flushIntervalMs: number;
+  maxBatchBytes: number;
+  maxBatchRecords: number;
+  maxQueueBytes: number;
+  maxRecordBytes: number;
+  concurrency: number;
+  requestTimeoutMs: number;
+  maxAttempts: number;
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+  /** gzip level for batch bodies (default 6). */
+  gzipLevel?: number;
+}
+
+
+export class MemorySink implements Sink {
+  private readonly batcher: HourBatcher;
+  private readonly dispatcher: Dispatcher;
+  private accepted = 0;
+  private delivered = 0;
+  private failedRecords = 0;
+  private objects = 0;
+  private queuedBytes = 0;
+  private encoding = 0;
+  private closed = false;
+  private readonly rejected: RejectedCounts = { oversized: 0, queueFull: 0, spoolFull: 0 };
+  private encodeWaiters: (() => void)[] = [];
+
+  constructor(
+    readonly kind: "s3" | "local",
+    private readonly store: ObjectStore,
+    private readonly prefix: string,
+    private readonly options: DeliveryOptions,
+  ) {
+    this.batcher = new HourBatcher({
+      maxBatchBytes: options.maxBatchBytes,
+      maxBatchRecords: options.maxBatchRecords,
+      flushIntervalMs: options.flushIntervalMs,
+      onSeal: (b) => this.onSeal(b),
+      timer: true,
+    });
+    this.dispatcher = new Dispatcher({
+      store,
+      concurrency: options.concurrency,
+      maxAttempts: options.maxAttempts,
+      initialBackoffMs: options.initialBackoffMs,
+      maxBackoffMs: options.maxBackoffMs,
+      onDelivered: (batch) => {
+        this.delivered += batch.records;
+        this.objects++;
+        this.queuedBytes -= batch.decodedBytes;
+      },
+      onFailed: (batch) => {
+        this.failedRecords += batch.records;
+        this.queuedBytes -= batch.decodedBytes;
+      },
+    });
+  }
+
+  accept(line: string, timestampMs: number): keyof RejectedCounts | "closed" | null {
+    if (this.closed) return "closed";
+    const size = Buffer.byteLength(line, "utf8") + 1;
+    if (size > this.options.maxRecordBytes) {
+      this.rejected.oversized++;
+      return "oversized";
+    }
+    if (this.queuedBytes + size > this.options.maxQueueBytes) {
+      this.rejected.queueFull++;
+      return "queueFull";
+    }
+    this.queuedBytes += size;
+    this.accepted++;
+    this.batcher.add(line, timestampMs, size);
+    return null;
+  }
+
+  acceptDurable(line: string, timestampMs: number): Promise<keyof RejectedCounts | "closed" | null> {
+    return Promise.resolve(this.accept(line, timestampMs));
+  }
+
+  private onSeal(b: HourBatch): void {
+    this.encoding++;
+    const batchId = ulid();
+    encodeBatchAsync(b, this.options.gzipLevel === undefined ? {} : { level: this.options.gzipLevel })
+      .then((enc) => {
+        const sealed: SealedBatch = {
+          key: formatObjectKey({ prefix: this.prefix, minMs: enc.minMs, maxMs: enc.maxMs, batchId }),
+          body: enc.body,
+          records: enc.records,
+          decodedBytes: enc.decodedBytes,
+          minMs: enc.minMs,
+          maxMs: enc.maxMs,
+          metadata: objectMetadata(enc),
+        };
+        this.dispatcher.enqueue(sealed);
+      })
+      .catch((err: unknown) => {
+        // Cannot happen for well-formed lines; never silent if it does.
+        this.failedRecords += b.records;
+        this.queuedBytes -= b.decodedBytes;
+        void classifyError(err);
+      })
+      .finally(() => {
+        this.encoding--;
+        if (this.encoding === 0) {
+          const w = this.encodeWaiters;
+          this.encodeWaiters = [];
+          w.forEach((r) => r());
+        }
+      });
+  }
+
+  private async settled(): Promise<void> {
+    while (this.encoding > 0 || this.dispatcher.outstanding > 0) {
+      if (this.encoding > 0) await new Promise<void>((r) => this.encodeWaiters.push(r));
+      else {
+        await this.dispatcher.idle();
+        if (this.dispatcher.paused && this.encoding === 0) return;
+      }
+    }
+  }
+
+  result(): DestinationResult {
+    const pending = this.accepted - this.delivered - this.failedRecords;
+    const failure = this.dispatcher.failure ? { ...this.dispatcher.failure } : null;
+    return {
+      kind: this.kind,
+      ok: failure === null && pending === 0,
+      delivered: this.delivered,
+      pending,
+      objects: this.objects,
+      rejected: { ...this.rejected },
+      failure,
+    };
+  }
+
+  async flush(timeoutMs: number | undefined): Promise<{ result: DestinationResult; timedOut: boolean }> {
+    this.batcher.sealAll();
+    const timedOut = !(await waitWithTimeout(this.settled(), timeoutMs));
+    return { result: this.result(), timedOut };
+  }
+
+  async close(timeoutMs: number | undefined): Promise<{ result: DestinationResult; timedOut: boolean }> {
+    const out = await this.flush(timeoutMs);
+    this.closed = true;
+    this.batcher.close();
+    this.dispatcher.close();
+    this.store.close();
+    return { result: this.result(), timedOut: out.timedOut };
+  }
+}
