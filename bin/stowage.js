@@ -8,5 +8,7 @@ if (!existsSync(fileURLToPath(main))) {
   process.stderr.write("stowage: dist/ is missing; run `npm run build` first.\n");
   process.exit(2);
 }
+// The CLI pins an SDK release that supports Node 20; its notice about future releases is noise here.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 const { run } = await import(main.href);
 process.exitCode = await run(process.argv);

@@ -79,7 +79,7 @@ describe("§3.3 default value patterns", () => {
   it("§3.3 look-alikes stay: non-Luhn numbers, epoch ms, plain URLs, prose 'bearer', Asia", () => {
     const keep = [
       "order 4111111111111112 shipped", // 16 digits, Luhn-invalid
-      "ts 1772359200000 and 2000000000005", // 13-digit epoch ms (the second is Luhn-valid)
+      "ts 1772359200006 and 2000000000008", // 13-digit epoch ms, both Luhn-valid
       "see https://example.com:8443/path?a=b@c",
       "the bearer of bad news",
       "zone Asia/Tokyo, id ASIA1",
@@ -88,6 +88,8 @@ describe("§3.3 default value patterns", () => {
     for (const s of keep) expect(redactDefaultPatterns(s), s).toBe(s);
     expect(luhnValid("4111111111111111")).toBe(true);
     expect(luhnValid("4111111111111112")).toBe(false);
+    expect(luhnValid("2000000000008") && luhnValid("1772359200006")).toBe(true);
+    expect(redactDefaultPatterns("visa13 4222222222222")).toBe("visa13 [REDACTED:card]"); // 13 digits with prefix 4
   });
 
   it("§3.3 disableDefaults turns default patterns off; custom patterns (RegExp or string) still apply", () => {

@@ -1,0 +1,108 @@
+import { describe, expect, it, vi } from "vitest";
+import { HourBatcher, type HourBatch, type HourBatcherOptions } from "./hour-batcher.js";
+
+const H10 = Date.UTC(2026, 2, 1, 10);
+const H11 = H10 + 3_600_000;
+
+function setup(over: Partial<HourBatcherOptions> = {}) {
+  const sealed: HourBatch[] = [];
+  let now = 1_000_000;
+  const b = new HourBatcher({
+    maxBatchBytes: 1000, maxBatchRecords: 100, flushIntervalMs: 30_000,
+    onSeal: (x) => sealed.push(x), now: () => now, ...over,
+  });
+  return { b, sealed, advance: (ms: number) => (now += ms) };
+}
+
+describe("hour batcher", () => {
+  it("§3.4 records at 10:59:59.999 and 11:00:00.000 go to two hour batches", () => {
+    const { b, sealed } = setup();
+    b.add('{"a":1}', H11 - 1);
+    b.add('{"a":2}', H11);
+    b.add('{"a":3}', H11 - 500);
+    expect(b.openBatches).toBe(2);
+    expect(b.sealAll()).toBe(2);
+    expect(sealed.map((s) => [s.hourMs, s.records, s.minMs, s.maxMs, s.reason])).toEqual([
+      [H10, 2, H11 - 500, H11 - 1, "flush"],
+      [H11, 1, H11, H11, "flush"],
+    ]);
+    expect(sealed[0]!.lines).toEqual(['{"a":1}', '{"a":3}']);
+  });
+
+  it("§3.4 seals at maxBatchRecords", () => {
+    const { b, sealed } = setup({ maxBatchRecords: 3 });
+    for (let i = 0; i < 7; i++) b.add(`{"i":${i}}`, H10 + i);
+    expect(sealed.map((s) => [s.records, s.reason])).toEqual([[3, "records"], [3, "records"]]);
+    expect(b.openRecords).toBe(1);
+  });
+
+  it("§3.4 seals at maxBatchBytes of decoded NDJSON (newline and UTF-8 included), never above it", () => {
+    const { b, sealed } = setup({ maxBatchBytes: 20 });
+    b.add("é".repeat(4), H10); // 8 bytes + newline = 9
+    b.add("abcdefghi", H10); // 10 → 19 total
+    expect(sealed).toHaveLength(0);
+    b.add("xy", H10); // 3 more would be 22 > 20: the open batch seals first
+    expect(sealed.map((s) => [s.records, s.decodedBytes, s.reason])).toEqual([[2, 19, "bytes"]]);
+    b.add("0123456789abcdefg", H10); // 3 + 18 = 21 > 20: [xy] seals, this line opens a new batch (18)
+    expect(sealed.map((s) => s.decodedBytes)).toEqual([19, 3]);
+    b.add("z", H10); // 18 + 2 = 20 → reaches the cap exactly: sealed at once
+    expect(sealed.map((s) => [s.decodedBytes, s.reason])).toEqual([[19, "bytes"], [3, "bytes"], [20, "bytes"]]);
+    b.add("w".repeat(50), H10); // larger than the cap: a batch of its own
+    expect(sealed.at(-1)).toMatchObject({ records: 1, decodedBytes: 51, reason: "bytes" });
+    expect(b.openBatches).toBe(0);
+  });
+
+  it("§3.4 seals at flushIntervalMs since the batch opened, via tick() and nextDeadlineMs()", () => {
+    const { b, sealed, advance } = setup();
+    b.add("a", H10);
+    const deadline = b.nextDeadlineMs()!;
+    advance(10_000);
+    b.add("b", H11); // opens 10 s later: its own deadline
+    expect(b.nextDeadlineMs()).toBe(deadline);
+    advance(19_999);
+    expect(b.tick()).toBe(0);
+    advance(1);
+    expect(b.tick()).toBe(1);
+    expect(sealed.map((s) => [s.hourMs, s.reason])).toEqual([[H10, "interval"]]);
+    expect(b.nextDeadlineMs()).toBe(deadline + 10_000);
+    advance(10_000);
+    expect(b.tick()).toBe(1);
+    expect(b.nextDeadlineMs()).toBeNull();
+  });
+
+  it("§3.4 an optional unref'd timer seals by itself and is released by close()", () => {
+    vi.useFakeTimers();
+    try {
+      const sealed: HourBatch[] = [];
+      const b = new HourBatcher({ maxBatchBytes: 1000, maxBatchRecords: 10, flushIntervalMs: 20, onSeal: (x) => sealed.push(x), timer: true });
+      b.add("a", H10);
+      vi.advanceTimersByTime(10);
+      b.add("b", H11); // opens later: needs its own deadline after the first fires
+      vi.advanceTimersByTime(10);
+      expect(sealed.map((s) => [s.hourMs, s.reason])).toEqual([[H10, "interval"]]);
+      vi.advanceTimersByTime(10);
+      expect(sealed.map((s) => [s.hourMs, s.reason])).toEqual([[H10, "interval"], [H11, "interval"]]);
+      expect(vi.getTimerCount()).toBe(0);
+      b.add("c", H10);
+      expect(vi.getTimerCount()).toBe(1);
+      expect(b.close()).toBe(1);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("§3.4 onSeal may add re-entrantly; bad input is refused without touching open batches", () => {
+    const { b, sealed } = setup({ maxBatchRecords: 1 });
+    const b2 = new HourBatcher({
+      maxBatchBytes: 1000, maxBatchRecords: 1, flushIntervalMs: 1000,
+      onSeal: (x) => { sealed.push(x); if (x.lines[0] === "first") b2.add("second", H10); },
+    });
+    b2.add("first", H10);
+    expect(sealed.map((s) => s.lines[0])).toEqual(["first", "second"]);
+    expect(() => b.add("a\nb", H10)).toThrow(/newline/);
+    expect(() => b.add("a", -1)).toThrow(/outside/);
+    expect(() => b.add("a", NaN)).toThrow(/outside/);
+    expect(() => new HourBatcher({ maxBatchBytes: 0, maxBatchRecords: 1, flushIntervalMs: 1, onSeal() {} })).toThrow(/maxBatchBytes/);
+  });
+});
