@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
-import { createJiti as createJitiSync } from "jiti";
+import { createRequire } from "node:module";
 import { parseDocument } from "yaml";
 import { StowageError } from "../shared/errors.js";
 import { processEnv, type Env } from "./env.js";
@@ -121,7 +121,8 @@ export function loadConfigFileSync(path: string, options: { env?: Env; cwd?: str
   if (format === "ts" || format === "js") {
     let mod: unknown;
     try {
-      mod = createJitiSync(import.meta.url, { fsCache: false, moduleCache: false })(abs);
+      const { createJiti } = createRequire(import.meta.url)("jiti") as typeof import("jiti");
+      mod = createJiti(import.meta.url, { fsCache: false, moduleCache: false })(abs);
     } catch (err) {
       const first = String((err as Error)?.message ?? err).split("\n")[0];
       throw new StowageError("config", `${abs}: could not load the config module: ${first}`, { cause: err });

@@ -17,6 +17,7 @@ export type StowageErrorCode =
   | "format"
   | "source"
   | "spool"
+  | "rejected"
   | "internal";
 
 /**
