@@ -56,6 +56,12 @@ export interface ReadStats {
   complete: boolean;
   /** The allowance that stopped the last grant, if one did. */
   stoppedBy: LimitName | null;
+  /** Objects not downloaded because their key's [min, max] misses the range. */
+  objectsPruned?: number;
+  /** Attempts that repeated a failed LIST or GET (already counted in the requests). */
+  retries?: number;
+  /** Records returned after the time range and the filter (`records` counts records analysed). */
+  recordsReturned?: number;
 }
 
 /** Why an object (or part of one) was not loaded. */
@@ -76,6 +82,10 @@ export interface LoadResult {
   complete: boolean;
   skipped: SkippedObject[];
   cursor: ReaderCursor | null;
+  /** The last retried storage failure of this grant (code and status, never a secret). */
+  lastError?: string;
+  /** Why nothing was loaded, e.g. every grant of the session is used. */
+  notice?: string;
 }
 
 export interface ReaderSession {

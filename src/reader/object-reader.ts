@@ -1,0 +1,178 @@
+/**
+ * Reads one v1 object under a grant (SPEC §5.2): from the cache, or by GET with
+ * If-Match and counted retries, through the bounded gunzip, cut at the grant's
+ * allowances, and resumable at a line.
+ * Invariants:
+ * - line numbers count non-blank lines, the same whether read from storage or the cache;
+ * - a GET is started only when the listed size fits the grant's remaining download
+ *   allowance and the per-object cap; every attempt is charged before it is sent;
+ * - records are charged only for lines returned; decoded bytes for every line decoded;
+ * - an object over a cap returns no lines (reported, not loaded).
+ */
+import type { ObjectStore } from "../store/object-store.js";
+import { classifyError } from "../store/classify-error.js";
+import { isStowageError } from "../shared/errors.js";
+import { sleep } from "../shared/abort.js";
+import { META, FORMAT_VERSION_VALUE } from "../batch/object-key.js";
+import { gunzipLines, type GunzipOutcome } from "./bounded-gunzip.js";
+import type { Allowance, Grant } from "./grant.js";
+import type { ObjectCache } from "./object-cache.js";
+import { OBJECT_MAX_COMPRESSED_BYTES, OBJECT_MAX_DECODED_BYTES } from "./limits.js";
+import { backoffMs, describeRetry, isRetryable, storageFailure } from "./read-errors.js";
+import type { SkippedObject } from "./types.js";
+
+export interface ObjectTarget {
+  key: string;
+  etag: string;
+  size: number;
+}
+
+export interface ReadContext {
+  store: ObjectStore;
+  cache: ObjectCache;
+  grant: Grant;
+  retryBackoffMs: number;
+  signal?: AbortSignal;
+  /** Receives a short note on each retried failure (no secrets). */
+  onRetry(note: string): void;
+}
+
+/** `next` is null when the object is finished; otherwise the grant ran out (`by`) and it resumes there. */
+export interface ObjectOutcome {
+  lines: string[];
+  next: number | null;
+  by?: Allowance;
+  problem?: SkippedObject;
+  cached?: boolean;
+}
+
+const MiB = 1024 * 1024;
+const mib = (n: number) => `${(n / MiB).toFixed(1)} MiB`;
+const skip = (key: string, reason: SkippedObject["reason"], detail: string): ObjectOutcome => ({
+  lines: [],
+  next: null,
+  problem: { key, reason, detail },
+});
+
+/**
+ * @example const out = await readObject(ctx, { key, etag, size }, cursorLine);
+ */
+export async function readObject(ctx: ReadContext, target: ObjectTarget, startLine: number): Promise<ObjectOutcome> {
+  const { grant } = ctx;
+  const hit = ctx.cache.get(target.key, target.etag);
+  if (hit) {
+    grant.stats.objectsCached++;
+    return takeRecords(grant, hit.lines, startLine, hit.problem, true);
+  }
+  if (target.size > OBJECT_MAX_COMPRESSED_BYTES) {
+    return skip(target.key, "too-large", `${mib(target.size)} compressed is over the ${mib(OBJECT_MAX_COMPRESSED_BYTES)} per-object cap`);
+  }
+  if (target.size > grant.limits.downloadBytes) {
+    return skip(target.key, "too-large", `${mib(target.size)} compressed is over the grant's download allowance of ${mib(grant.limits.downloadBytes)}; raise limits.downloadBytes`);
+  }
+  for (let attempt = 1; ; attempt++) {
+    if (!grant.has("downloadBytes", target.size)) return { lines: [], next: startLine, by: "downloadBytes" };
+    if (!grant.take("getAttempts")) return { lines: [], next: startLine, by: "getAttempts" };
+    if (attempt > 1) grant.stats.retries++;
+    try {
+      return await getAndDecode(ctx, target, startLine);
+    } catch (err) {
+      if (isStowageError(err, "aborted")) throw err;
+      if (isStowageError(err, "precondition")) {
+        return skip(target.key, "changed", `the object changed after it was listed (ETag ${target.etag} no longer matches); load again`);
+      }
+      if (isStowageError(err, "not-found")) return skip(target.key, "error", "the object was deleted after it was listed");
+      const c = classifyError(err);
+      if (!isRetryable(c)) throw storageFailure(err, `GET ${target.key}`, ctx.store.description);
+      ctx.onRetry(describeRetry(c, `GET ${target.key}`));
+      await sleep(backoffMs(attempt, ctx.retryBackoffMs, c.kind === "throttled"), ctx.signal);
+    }
+  }
+}
+
+/** One GET attempt: metadata checks, then the streamed decode. Network failures throw (retried by the caller). */
+async function getAndDecode(ctx: ReadContext, target: ObjectTarget, startLine: number): Promise<ObjectOutcome> {
+  const { grant } = ctx;
+  const res = await ctx.store.get(target.key, { ...(target.etag ? { ifMatch: target.etag } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  const format = res.metadata[META.format];
+  const declared = Number(res.metadata[META.decodedBytes]);
+  if ((format !== undefined && format !== FORMAT_VERSION_VALUE) || declared > OBJECT_MAX_DECODED_BYTES) {
+    res.body.on("error", () => {});
+    res.body.destroy();
+    return format !== undefined && format !== FORMAT_VERSION_VALUE
+      ? skip(target.key, "foreign-format", `metadata ${META.format}=${format.slice(0, 20)}; only format 1 is read`)
+      : skip(target.key, "too-large", `${mib(declared)} decoded (from its metadata) is over the ${mib(OBJECT_MAX_DECODED_BYTES)} per-object cap`);
+  }
+
+  const lines: string[] = [];
+  let cutAt: number | null = null;
+  let by: Allowance | undefined;
+  let noRoom = false;
+  let decoded = 0;
+  const tailForCache = ctx.cache.accepts(Number.isFinite(declared) ? declared : 0);
+  const outcome: GunzipOutcome = await gunzipLines(res.body, {
+    maxCompressedBytes: Math.min(OBJECT_MAX_COMPRESSED_BYTES, grant.remaining("downloadBytes")),
+    maxDecodedBytes: OBJECT_MAX_DECODED_BYTES,
+    onCompressed: (n) => grant.charge("downloadBytes", n),
+    onLine(line, bytes) {
+      if (!grant.has("decodedBytes", bytes)) {
+        if (cutAt !== null) return false; // only the cache tail is lost
+        if (!grant.progressed && lines.length <= startLine) noRoom = true;
+        else [cutAt, by] = [Math.max(lines.length, startLine), "decodedBytes"];
+        return false;
+      }
+      grant.charge("decodedBytes", bytes);
+      decoded += bytes;
+      if (line.trim() === "") return true;
+      if (cutAt === null && lines.length >= startLine && lines.length - startLine >= grant.remaining("records")) {
+        [cutAt, by] = [lines.length, "records"];
+        if (!tailForCache) return false; // keep reading only to fill the cache
+      }
+      lines.push(line);
+      return true;
+    },
+  });
+  grant.stats.objectsRead++;
+  const finished = outcome.kind === "end" || outcome.kind === "truncated" || outcome.kind === "corrupt-gzip";
+  const problem: SkippedObject | undefined =
+    outcome.kind === "truncated" || outcome.kind === "corrupt-gzip"
+      ? { key: target.key, reason: outcome.kind, detail: `${outcome.message}; ${lines.length} complete lines recovered` }
+      : undefined;
+  if (outcome.kind === "too-large") {
+    const limit = outcome.which === "compressed" ? OBJECT_MAX_COMPRESSED_BYTES : OBJECT_MAX_DECODED_BYTES;
+    if (outcome.which === "compressed" && outcome.limit < limit) return { lines: [], next: startLine, by: "downloadBytes" };
+    return skip(target.key, "too-large", `more than ${mib(limit)} ${outcome.which}, over the per-object cap; decoding stopped there`);
+  }
+  if (noRoom) {
+    return skip(target.key, "too-large", `needs more than the grant's decoded allowance of ${mib(grant.limits.decodedBytes)}; raise limits.decodedBytes`);
+  }
+  if (finished) ctx.cache.set(target.key, target.etag, { lines, decodedBytes: decoded, ...(problem ? { problem } : {}) });
+  if (cutAt !== null && by) {
+    const got = lines.slice(startLine, cutAt);
+    chargeRecords(grant, got.length);
+    return { lines: got, next: cutAt, by };
+  }
+  return takeRecords(grant, lines, startLine, problem, false);
+}
+
+/** Returns lines from `startLine` up to the records allowance, charging them. */
+function takeRecords(grant: Grant, all: readonly string[], startLine: number, problem: SkippedObject | undefined, cached: boolean): ObjectOutcome {
+  const room = grant.remaining("records");
+  const rest = all.length - startLine;
+  if (rest > room) {
+    const got = all.slice(startLine, startLine + room);
+    chargeRecords(grant, got.length);
+    return { lines: got, next: startLine + room, by: "records", cached };
+  }
+  const got = all.slice(startLine);
+  chargeRecords(grant, got.length);
+  grant.progressed = true;
+  return { lines: got, next: null, ...(problem ? { problem } : {}), cached };
+}
+
+function chargeRecords(grant: Grant, n: number): void {
+  if (n > 0) {
+    grant.charge("records", n);
+    grant.progressed = true;
+  }
+}

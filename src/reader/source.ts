@@ -1,0 +1,192 @@
+/**
+ * Sources (SPEC §5.1): `s3://bucket/prefix` or `file:///dir` turned into a
+ * Source whose queries are bounded sessions. Opening validates everything it
+ * can (URL, credentials source, endpoint policy §2.3) and makes NO request; the
+ * store (and the AWS SDK) is loaded on the first load.
+ * Invariants: one object cache per source, shared by its sessions; `description`
+ * never contains credentials.
+ */
+import { isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { normalizePrefix } from "../batch/object-key.js";
+import { parseDestination, type ResolvedS3Destination } from "../config/destination.js";
+import type { CredentialIdentity, CredentialProvider } from "../config/destination-schema.js";
+import { processEnv, type Env } from "../config/env.js";
+import type { ObjectStore } from "../store/object-store.js";
+import { StowageError } from "../shared/errors.js";
+import { ObjectCache, DEFAULT_CACHE_BYTES } from "./object-cache.js";
+import { QuerySession, type SessionContext } from "./session.js";
+import type { QueryOptions, ReaderSession, Source } from "./types.js";
+
+/** Options of `openSource` (S3 settings as SPEC §2.1–§2.3; the rest tune the reader). */
+export interface OpenSourceOptions {
+  region?: string;
+  endpoint?: string;
+  forcePathStyle?: boolean;
+  /** A named profile of the shared AWS config/credentials files. */
+  profile?: string;
+  credentials?: CredentialIdentity | CredentialProvider;
+  /** Names (not values) of environment variables holding the keys. */
+  accessKeyEnv?: string;
+  secretKeyEnv?: string;
+  sessionTokenEnv?: string;
+  /** Unsigned requests; loopback endpoints only. */
+  allowAnonymous?: boolean;
+  /** Trust a non-loopback, non-provider endpoint (§2.3); or list hosts in `trustedHosts`. */
+  trustEndpoint?: boolean;
+  trustedHosts?: string[];
+  /** Environment for `*Env` names and STOWAGE_TRUSTED_ENDPOINTS. Default: the process's. */
+  env?: Env;
+  /** Base for relative local paths. Default: the process's working directory. */
+  cwd?: string;
+  /** Per HTTP attempt. Default 10,000 ms. */
+  requestTimeoutMs?: number;
+  /** Memory bound of the decoded-object cache. Default 64 MiB; 0 disables it. */
+  cacheBytes?: number;
+  /** Base wait between retried attempts. Default 100 ms (exponential, capped at 2 s). */
+  retryBackoffMs?: number;
+}
+
+/** Options of `createSource`: a source over a store you already hold. */
+export interface CreateSourceOptions {
+  /** Key prefix the logger wrote under ("" for none). */
+  prefix?: string;
+  description?: string;
+  cacheBytes?: number;
+  retryBackoffMs?: number;
+  /** Keys per LIST page. Default 1000 (the S3 maximum). */
+  listPageSize?: number;
+}
+
+class StoreSource implements Source {
+  private readonly cache: ObjectCache;
+  private readonly ctx: SessionContext;
+  private opened: Promise<ObjectStore> | undefined;
+  private closed = false;
+
+  constructor(
+    readonly description: string,
+    private readonly open: () => Promise<ObjectStore>,
+    private readonly owned: boolean,
+    options: CreateSourceOptions,
+  ) {
+    this.cache = new ObjectCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+    this.ctx = {
+      store: () => this.store(),
+      prefix: normalizePrefix(options.prefix ?? ""),
+      cache: this.cache,
+      retryBackoffMs: options.retryBackoffMs ?? 100,
+      listPageSize: Math.max(1, Math.min(options.listPageSize ?? 1000, 1000)),
+    };
+  }
+
+  private store(): Promise<ObjectStore> {
+    if (this.closed) return Promise.reject(new StowageError("usage", `source ${this.description} is closed; open it again`));
+    this.opened ??= this.open();
+    return this.opened;
+  }
+
+  query(options: QueryOptions): ReaderSession {
+    return new QuerySession(this.ctx, options);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.cache.clear();
+    if (this.owned) void this.opened?.then((s) => s.close(), () => undefined);
+  }
+}
+
+/**
+ * A Source over an existing ObjectStore (Studio with a configured destination, tests).
+ * The store stays yours: `close()` does not close it.
+ * @example const source = createSource(new LocalStore({ root: ".stowage/store" }), { prefix: "app" });
+ */
+export function createSource(store: ObjectStore, options: CreateSourceOptions = {}): Source {
+  const prefix = normalizePrefix(options.prefix ?? "");
+  return new StoreSource(options.description ?? `${store.description}${prefix ? `/${prefix}` : ""}`, async () => store, false, options);
+}
+
+/**
+ * Opens `s3://bucket/prefix` or `file:///dir` (the directory holding `v1/`; a bare
+ * path works too). Validates the URL, the credential source and the endpoint
+ * policy now; makes no storage request until a session loads.
+ * @example
+ * const source = openSource("s3://logs/app", { region: "eu-west-1" });
+ * const result = await source.query({ from: Date.now() - 3_600_000, to: Date.now() }).load();
+ */
+export function openSource(url: string, options: OpenSourceOptions = {}): Source {
+  const tune = {
+    ...(options.cacheBytes !== undefined ? { cacheBytes: options.cacheBytes } : {}),
+    ...(options.retryBackoffMs !== undefined ? { retryBackoffMs: options.retryBackoffMs } : {}),
+  };
+  const text = String(url ?? "").trim();
+  if (/^s3:/i.test(text)) {
+    const dest = s3Destination(text, options);
+    const env = options.env ?? processEnv();
+    const description = `s3://${dest.bucket}${dest.prefix ? `/${dest.prefix}` : ""}`;
+    const open = async () => {
+      const { openStore } = await import("../store/open-store.js");
+      return openStore(dest, { env, ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) }).store;
+    };
+    return new StoreSource(description, open, true, { prefix: dest.prefix, ...tune });
+  }
+  const root = localRoot(text, options.cwd);
+  const open = async () => {
+    const { LocalStore } = await import("../store/local-store.js");
+    return new LocalStore({ root });
+  };
+  return new StoreSource(`file://${root}`, open, true, tune);
+}
+
+function localRoot(text: string, cwd: string | undefined): string {
+  if (/^file:/i.test(text)) {
+    try {
+      return fileURLToPath(new URL(text));
+    } catch {
+      throw new StowageError("usage", `source "${text.slice(0, 80)}" is not a file URL; write file:///absolute/dir (the directory that holds v1/)`);
+    }
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || text === "") {
+    throw new StowageError("usage", `source "${text.slice(0, 80)}" is not supported; use s3://bucket/prefix or file:///dir (or a directory path)`);
+  }
+  return isAbsolute(text) ? text : resolve(cwd ?? process.cwd(), text);
+}
+
+function s3Destination(text: string, options: OpenSourceOptions): ResolvedS3Destination {
+  const m = /^s3:\/\/([^/?#]*)(\/[^?#]*)?$/i.exec(text);
+  if (!m || !m[1]) {
+    throw new StowageError("usage", `source "${text.slice(0, 80)}" is not an S3 URL; write s3://bucket/prefix`);
+  }
+  if (m[1].includes("@")) {
+    throw new StowageError("usage", "an S3 source URL must not contain credentials; pass them with accessKeyEnv/secretKeyEnv, a profile, or the AWS environment");
+  }
+  const env = options.env ?? processEnv();
+  for (const name of [options.accessKeyEnv, options.secretKeyEnv, options.sessionTokenEnv]) {
+    if (name && !env[name]) {
+      throw new StowageError("config", `the environment variable ${name} is not set (it should hold an S3 credential)`, {
+        hint: `export ${name}=… before running, or name the variable that holds it`,
+      });
+    }
+  }
+  const raw: Record<string, unknown> = {
+    type: "s3",
+    bucket: m[1],
+    prefix: decodeURIComponent(m[2] ?? ""),
+    region: options.region,
+    endpoint: options.endpoint,
+    forcePathStyle: options.forcePathStyle,
+    profile: options.profile,
+    credentials: options.credentials,
+    accessKeyEnv: options.accessKeyEnv,
+    secretKeyEnv: options.secretKeyEnv,
+    sessionTokenEnv: options.sessionTokenEnv,
+    allowAnonymous: options.allowAnonymous,
+    trustEndpoint: options.trustEndpoint,
+  };
+  for (const k of Object.keys(raw)) if (raw[k] === undefined) delete raw[k];
+  const dest = parseDestination(raw, "source", { env, origin: "code", ...(options.trustedHosts ? { trustedHosts: options.trustedHosts } : {}) });
+  if (dest.type !== "s3") throw new StowageError("internal", "an s3:// source resolved to a non-S3 destination");
+  return dest;
+}
