@@ -20,7 +20,9 @@ describe("gzip NDJSON encoder", () => {
   });
 
   it("§3.4 async encoding gives the same decoded body; levels are honoured and validated", async () => {
-    const many = Array.from({ length: 2000 }, (_, i) => JSON.stringify({ i, message: "repeated text ".repeat(5) }));
+    const many = Array.from({ length: 2000 }, (_, i) =>
+      JSON.stringify({ i, message: "repeated text ".repeat(5) }),
+    );
     const a = await encodeBatchAsync({ lines: many, minMs: 1, maxMs: 2 }, { level: 9 });
     const b = encodeBatch({ lines: many, minMs: 1, maxMs: 2 }, { level: 0 });
     expect(gunzipSync(a.body).equals(gunzipSync(b.body))).toBe(true);

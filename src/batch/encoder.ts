@@ -34,14 +34,21 @@ export interface EncodeOptions {
 
 /** The uncompressed NDJSON body: every line followed by "\n". */
 export function ndjsonBody(lines: readonly string[]): Buffer {
-  if (lines.length === 0) throw new StowageError("internal", "cannot encode an empty batch; seal only batches with records");
+  if (lines.length === 0)
+    throw new StowageError(
+      "internal",
+      "cannot encode an empty batch; seal only batches with records",
+    );
   return Buffer.from(`${lines.join("\n")}\n`, "utf8");
 }
 
 function resolveLevel(level: number | undefined): number {
   const l = level ?? DEFAULT_GZIP_LEVEL;
   if (!Number.isInteger(l) || l < constants.Z_NO_COMPRESSION || l > constants.Z_BEST_COMPRESSION) {
-    throw new StowageError("config", `gzip level ${String(level)} is invalid; use an integer from 0 to 9`);
+    throw new StowageError(
+      "config",
+      `gzip level ${String(level)} is invalid; use an integer from 0 to 9`,
+    );
   }
   return l;
 }
@@ -54,14 +61,23 @@ export function encodeBatch(batch: BatchLines, opts: EncodeOptions = {}): Encode
   const level = resolveLevel(opts.level);
   const raw = ndjsonBody(batch.lines);
   const body = gzipSync(raw, { level });
-  return { body, records: batch.lines.length, decodedBytes: raw.length, minMs: batch.minMs, maxMs: batch.maxMs };
+  return {
+    body,
+    records: batch.lines.length,
+    decodedBytes: raw.length,
+    minMs: batch.minMs,
+    maxMs: batch.maxMs,
+  };
 }
 
 /**
  * Encodes a batch on the libuv thread pool (the event loop stays free while compressing).
  * @example const encoded = await encodeBatchAsync(batch, { level: 1 });
  */
-export function encodeBatchAsync(batch: BatchLines, opts: EncodeOptions = {}): Promise<EncodedBody> {
+export function encodeBatchAsync(
+  batch: BatchLines,
+  opts: EncodeOptions = {},
+): Promise<EncodedBody> {
   let level: number;
   let raw: Buffer;
   try {

@@ -8,8 +8,12 @@ function setup(over: Partial<HourBatcherOptions> = {}) {
   const sealed: HourBatch[] = [];
   let now = 1_000_000;
   const b = new HourBatcher({
-    maxBatchBytes: 1000, maxBatchRecords: 100, flushIntervalMs: 30_000,
-    onSeal: (x) => sealed.push(x), now: () => now, ...over,
+    maxBatchBytes: 1000,
+    maxBatchRecords: 100,
+    flushIntervalMs: 30_000,
+    onSeal: (x) => sealed.push(x),
+    now: () => now,
+    ...over,
   });
   return { b, sealed, advance: (ms: number) => (now += ms) };
 }
@@ -32,7 +36,10 @@ describe("hour batcher", () => {
   it("§3.4 seals at maxBatchRecords", () => {
     const { b, sealed } = setup({ maxBatchRecords: 3 });
     for (let i = 0; i < 7; i++) b.add(`{"i":${i}}`, H10 + i);
-    expect(sealed.map((s) => [s.records, s.reason])).toEqual([[3, "records"], [3, "records"]]);
+    expect(sealed.map((s) => [s.records, s.reason])).toEqual([
+      [3, "records"],
+      [3, "records"],
+    ]);
     expect(b.openRecords).toBe(1);
   });
 
@@ -46,7 +53,11 @@ describe("hour batcher", () => {
     b.add("0123456789abcdefg", H10); // 3 + 18 = 21 > 20: [xy] seals, this line opens a new batch (18)
     expect(sealed.map((s) => s.decodedBytes)).toEqual([19, 3]);
     b.add("z", H10); // 18 + 2 = 20 → reaches the cap exactly: sealed at once
-    expect(sealed.map((s) => [s.decodedBytes, s.reason])).toEqual([[19, "bytes"], [3, "bytes"], [20, "bytes"]]);
+    expect(sealed.map((s) => [s.decodedBytes, s.reason])).toEqual([
+      [19, "bytes"],
+      [3, "bytes"],
+      [20, "bytes"],
+    ]);
     b.add("w".repeat(50), H10); // larger than the cap: a batch of its own
     expect(sealed.at(-1)).toMatchObject({ records: 1, decodedBytes: 51, reason: "bytes" });
     expect(b.openBatches).toBe(0);
@@ -74,14 +85,23 @@ describe("hour batcher", () => {
     vi.useFakeTimers();
     try {
       const sealed: HourBatch[] = [];
-      const b = new HourBatcher({ maxBatchBytes: 1000, maxBatchRecords: 10, flushIntervalMs: 20, onSeal: (x) => sealed.push(x), timer: true });
+      const b = new HourBatcher({
+        maxBatchBytes: 1000,
+        maxBatchRecords: 10,
+        flushIntervalMs: 20,
+        onSeal: (x) => sealed.push(x),
+        timer: true,
+      });
       b.add("a", H10);
       vi.advanceTimersByTime(10);
       b.add("b", H11); // opens later: needs its own deadline after the first fires
       vi.advanceTimersByTime(10);
       expect(sealed.map((s) => [s.hourMs, s.reason])).toEqual([[H10, "interval"]]);
       vi.advanceTimersByTime(10);
-      expect(sealed.map((s) => [s.hourMs, s.reason])).toEqual([[H10, "interval"], [H11, "interval"]]);
+      expect(sealed.map((s) => [s.hourMs, s.reason])).toEqual([
+        [H10, "interval"],
+        [H11, "interval"],
+      ]);
       expect(vi.getTimerCount()).toBe(0);
       b.add("c", H10);
       expect(vi.getTimerCount()).toBe(1);
@@ -95,14 +115,22 @@ describe("hour batcher", () => {
   it("§3.4 onSeal may add re-entrantly; bad input is refused without touching open batches", () => {
     const { b, sealed } = setup({ maxBatchRecords: 1 });
     const b2 = new HourBatcher({
-      maxBatchBytes: 1000, maxBatchRecords: 1, flushIntervalMs: 1000,
-      onSeal: (x) => { sealed.push(x); if (x.lines[0] === "first") b2.add("second", H10); },
+      maxBatchBytes: 1000,
+      maxBatchRecords: 1,
+      flushIntervalMs: 1000,
+      onSeal: (x) => {
+        sealed.push(x);
+        if (x.lines[0] === "first") b2.add("second", H10);
+      },
     });
     b2.add("first", H10);
     expect(sealed.map((s) => s.lines[0])).toEqual(["first", "second"]);
     expect(() => b.add("a\nb", H10)).toThrow(/newline/);
     expect(() => b.add("a", -1)).toThrow(/outside/);
     expect(() => b.add("a", NaN)).toThrow(/outside/);
-    expect(() => new HourBatcher({ maxBatchBytes: 0, maxBatchRecords: 1, flushIntervalMs: 1, onSeal() {} })).toThrow(/maxBatchBytes/);
+    expect(
+      () =>
+        new HourBatcher({ maxBatchBytes: 0, maxBatchRecords: 1, flushIntervalMs: 1, onSeal() {} }),
+    ).toThrow(/maxBatchBytes/);
   });
 });

@@ -74,9 +74,16 @@ export class HourBatcher {
    */
   add(line: string, timestampMs: number, bytes?: number): void {
     if (!(timestampMs >= 0 && timestampMs <= MAX_EPOCH_MS)) {
-      throw new StowageError("format", `record time ${timestampMs} is outside 1970..2286; fix the timestamp`);
+      throw new StowageError(
+        "format",
+        `record time ${timestampMs} is outside 1970..2286; fix the timestamp`,
+      );
     }
-    if (line.includes("\n")) throw new StowageError("format", "a record line contains a newline; serialise with serializeRecord");
+    if (line.includes("\n"))
+      throw new StowageError(
+        "format",
+        "a record line contains a newline; serialise with serializeRecord",
+      );
     const ms = Math.floor(timestampMs);
     const size = bytes ?? Buffer.byteLength(line, "utf8") + 1;
     const hourMs = utcHourStart(ms);
@@ -87,7 +94,16 @@ export class HourBatcher {
     }
     if (b === undefined) {
       const now = this.opts.now();
-      b = { hourMs, lines: [], records: 0, decodedBytes: 0, minMs: ms, maxMs: ms, openedAtMs: now, reason: "flush" };
+      b = {
+        hourMs,
+        lines: [],
+        records: 0,
+        decodedBytes: 0,
+        minMs: ms,
+        maxMs: ms,
+        openedAtMs: now,
+        reason: "flush",
+      };
       this.open.set(hourMs, b);
       this.arm(now + this.opts.flushIntervalMs);
     }
@@ -104,7 +120,8 @@ export class HourBatcher {
   /** Seals every batch open for flushIntervalMs or longer at `nowMs`; returns how many. */
   tick(nowMs: number = this.opts.now()): number {
     const due: HourBatch[] = [];
-    for (const b of this.open.values()) if (nowMs - b.openedAtMs >= this.opts.flushIntervalMs) due.push(b);
+    for (const b of this.open.values())
+      if (nowMs - b.openedAtMs >= this.opts.flushIntervalMs) due.push(b);
     this.sealMany(due, "interval");
     return due.length;
   }
@@ -119,7 +136,8 @@ export class HourBatcher {
   /** Clock time of the earliest interval seal, or null when nothing is open. */
   nextDeadlineMs(): number | null {
     let min = Infinity;
-    for (const b of this.open.values()) min = Math.min(min, b.openedAtMs + this.opts.flushIntervalMs);
+    for (const b of this.open.values())
+      min = Math.min(min, b.openedAtMs + this.opts.flushIntervalMs);
     return min === Infinity ? null : min;
   }
 

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { ulid, randomHex } from "../shared/ids.js";
 import {
-  formatObjectKey, hourPrefix, MAX_EPOCH_MS, META, normalizePrefix, objectMetadata, parseObjectKey, utcHourStart,
+  formatObjectKey,
+  hourPrefix,
+  MAX_EPOCH_MS,
+  META,
+  normalizePrefix,
+  objectMetadata,
+  parseObjectKey,
+  utcHourStart,
 } from "./object-key.js";
 
 const H10 = Date.UTC(2026, 2, 1, 10);
@@ -9,7 +16,12 @@ const H10 = Date.UTC(2026, 2, 1, 10);
 describe("v1 object keys", () => {
   it("§3.4 key layout: prefix/v1/YYYY/MM/DD/HH/reverse-min-max-id.ndjson.gz with 13-digit fields", () => {
     const id = "01JD3Z6Q8W5F7M2N4P6R8T0V2X";
-    const key = formatObjectKey({ prefix: "logs/app", minMs: H10 + 5, maxMs: H10 + 3_599_999, batchId: id });
+    const key = formatObjectKey({
+      prefix: "logs/app",
+      minMs: H10 + 5,
+      maxMs: H10 + 3_599_999,
+      batchId: id,
+    });
     const max = H10 + 3_599_999;
     expect(key).toBe(
       `logs/app/v1/2026/03/01/10/${String(MAX_EPOCH_MS - max).padStart(13, "0")}-${H10 + 5}-${max}-${id}.ndjson.gz`,
@@ -49,8 +61,14 @@ describe("v1 object keys", () => {
       good.replace("/v1/", "/v2/"),
       good.replace(".ndjson.gz", ".json.gz"),
       good.replace(id, id.toLowerCase()),
-      good.replace(/\/(\d{13})-/, (_m, r: string) => `/${String(Number(r) - 1).padStart(13, "0")}-`), // reverse ≠ max
-      formatObjectKey({ prefix: "p", minMs: H10, maxMs: H10 + 1, batchId: id }).replace("/10/", "/11/"), // outside folder
+      good.replace(
+        /\/(\d{13})-/,
+        (_m, r: string) => `/${String(Number(r) - 1).padStart(13, "0")}-`,
+      ), // reverse ≠ max
+      formatObjectKey({ prefix: "p", minMs: H10, maxMs: H10 + 1, batchId: id }).replace(
+        "/10/",
+        "/11/",
+      ), // outside folder
       good.replace("/03/", "/13/"), // month 13
       `${good}.tmp`,
       "p/v1/2026/03/01/10/",
@@ -62,8 +80,12 @@ describe("v1 object keys", () => {
 
   it("§3.4 formatObjectKey rejects batches spanning two hours, bad ids and out-of-range times", () => {
     const batchId = ulid();
-    expect(() => formatObjectKey({ prefix: "", minMs: H10 - 1, maxMs: H10, batchId })).toThrow(/different UTC hours/);
-    expect(() => formatObjectKey({ prefix: "", minMs: H10, maxMs: H10, batchId: "nope" })).toThrow(/batch id/);
+    expect(() => formatObjectKey({ prefix: "", minMs: H10 - 1, maxMs: H10, batchId })).toThrow(
+      /different UTC hours/,
+    );
+    expect(() => formatObjectKey({ prefix: "", minMs: H10, maxMs: H10, batchId: "nope" })).toThrow(
+      /batch id/,
+    );
     expect(() => formatObjectKey({ prefix: "", minMs: -1, maxMs: 0, batchId })).toThrow(/min-ms/);
     expect(() => formatObjectKey({ prefix: "", minMs: 2, maxMs: 1, batchId })).toThrow(/after/);
   });
@@ -79,7 +101,11 @@ describe("v1 object keys", () => {
 
   it("§3.4 object metadata names and values", () => {
     expect(objectMetadata({ minMs: 1, maxMs: 2, records: 3, decodedBytes: 4 })).toEqual({
-      [META.format]: "1", "min-ms": "1", "max-ms": "2", records: "3", "decoded-bytes": "4",
+      [META.format]: "1",
+      "min-ms": "1",
+      "max-ms": "2",
+      records: "3",
+      "decoded-bytes": "4",
     });
     expect(META.format).toBe("stowage-format");
   });

@@ -68,7 +68,10 @@ export function hourPrefix(prefix: string, hourMs: number): string {
 
 function checkMs(ms: number, what: string): void {
   if (!Number.isInteger(ms) || ms < 0 || ms > MAX_EPOCH_MS) {
-    throw new StowageError("format", `${what} ${ms} is not an epoch millisecond between 0 and ${MAX_EPOCH_MS}`);
+    throw new StowageError(
+      "format",
+      `${what} ${ms} is not an epoch millisecond between 0 and ${MAX_EPOCH_MS}`,
+    );
   }
 }
 
@@ -76,18 +79,29 @@ function checkMs(ms: number, what: string): void {
  * Builds the v1 key of a batch. `minMs` and `maxMs` must lie in the same UTC
  * hour (batches are per hour); `batchId` is a ULID or 32 hex chars.
  * @example formatObjectKey({ prefix: "logs", minMs, maxMs, batchId: ulid() })
- * // "logs/v1/2026/03/01/10/8227640399999-1772359200000-1772362799999-01J….ndjson.gz"
+ * // "logs/v1/2026/03/01/10/8227637200000-1772359200000-1772362799999-01J….ndjson.gz"
  */
-export function formatObjectKey(parts: { prefix: string; minMs: number; maxMs: number; batchId: string }): string {
+export function formatObjectKey(parts: {
+  prefix: string;
+  minMs: number;
+  maxMs: number;
+  batchId: string;
+}): string {
   const { minMs, maxMs, batchId } = parts;
   checkMs(minMs, "min-ms");
   checkMs(maxMs, "max-ms");
   if (minMs > maxMs) throw new StowageError("format", `min-ms ${minMs} is after max-ms ${maxMs}`);
   if (utcHourStart(minMs) !== utcHourStart(maxMs)) {
-    throw new StowageError("format", `min-ms ${minMs} and max-ms ${maxMs} are in different UTC hours; split the batch per hour`);
+    throw new StowageError(
+      "format",
+      `min-ms ${minMs} and max-ms ${maxMs} are in different UTC hours; split the batch per hour`,
+    );
   }
   if (!BATCH_ID.test(batchId)) {
-    throw new StowageError("format", `batch id "${batchId.slice(0, 40)}" is not a 26-char ULID or 32 hex chars`);
+    throw new StowageError(
+      "format",
+      `batch id "${batchId.slice(0, 40)}" is not a 26-char ULID or 32 hex chars`,
+    );
   }
   const rev = pad(MAX_EPOCH_MS - maxMs, 13);
   return `${hourPrefix(parts.prefix, minMs)}${rev}-${pad(minMs, 13)}-${pad(maxMs, 13)}-${batchId}${KEY_SUFFIX}`;
@@ -118,7 +132,12 @@ export function parseObjectKey(key: string, prefix: string): ObjectKeyParts | nu
  * The `x-amz-meta-*` user metadata of a v1 object.
  * @example objectMetadata({ minMs, maxMs, records: 3, decodedBytes: 420 })
  */
-export function objectMetadata(b: { minMs: number; maxMs: number; records: number; decodedBytes: number }): Record<string, string> {
+export function objectMetadata(b: {
+  minMs: number;
+  maxMs: number;
+  records: number;
+  decodedBytes: number;
+}): Record<string, string> {
   return {
     [META.format]: FORMAT_VERSION_VALUE,
     [META.minMs]: String(b.minMs),

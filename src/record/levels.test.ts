@@ -27,7 +27,9 @@ describe("levels", () => {
         err = e;
       }
       expect(isStowageError(err, "config")).toBe(true);
-      expect((err as Error).message).toContain("trace, debug, info, success, warning, error, critical");
+      expect((err as Error).message).toContain(
+        "trace, debug, info, success, warning, error, critical",
+      );
     }
   });
 });

@@ -5,7 +5,15 @@
 import { StowageError } from "../shared/errors.js";
 
 /** The canonical levels, least to most severe. */
-export const LEVELS = ["trace", "debug", "info", "success", "warning", "error", "critical"] as const;
+export const LEVELS = [
+  "trace",
+  "debug",
+  "info",
+  "success",
+  "warning",
+  "error",
+  "critical",
+] as const;
 
 /** A canonical level name as written into records. */
 export type Level = (typeof LEVELS)[number];

@@ -7,17 +7,33 @@ describe("record model", () => {
     expect(formatTimestamp(ms)).toBe("2026-03-01T10:59:59.999Z");
     expect(parseTimestamp("2026-03-01T10:59:59.999Z")).toBe(ms);
     expect(parseTimestamp("2026-03-01T12:59:59.999+02:00")).toBe(ms);
-    for (const bad of ["yesterday", "2026-03-01", "2026-13-01T00:00:00.000Z", "", "1772359200000"]) {
+    for (const bad of [
+      "yesterday",
+      "2026-03-01",
+      "2026-13-01T00:00:00.000Z",
+      "",
+      "1772359200000",
+    ]) {
       expect(parseTimestamp(bad)).toBeNull();
     }
   });
 
   it("§3.1 serializeError keeps name, message, stack, code, status, own props and a recursive cause", () => {
     const inner = Object.assign(new TypeError("inner"), { code: "E_INNER" });
-    const err = Object.assign(new RangeError("outer", { cause: inner }), { statusCode: 503, retryable: true, n: 5n });
+    const err = Object.assign(new RangeError("outer", { cause: inner }), {
+      statusCode: 503,
+      retryable: true,
+      n: 5n,
+    });
     const s = serializeError(err);
     expect(Object.keys(s).slice(0, 3)).toEqual(["name", "message", "stack"]);
-    expect(s).toMatchObject({ name: "RangeError", message: "outer", status: 503, retryable: true, n: "5" });
+    expect(s).toMatchObject({
+      name: "RangeError",
+      message: "outer",
+      status: 503,
+      retryable: true,
+      n: "5",
+    });
     expect(s.stack).toContain("RangeError: outer");
     expect(s.cause).toMatchObject({ name: "TypeError", message: "inner", code: "E_INNER" });
   });
@@ -39,12 +55,28 @@ describe("record model", () => {
     const agg = new AggregateError([new Error("x"), "y"], "many");
     expect(serializeError(agg).errors).toMatchObject([{ name: "Error", message: "x" }, "y"]);
     const hostile = new Error("h");
-    Object.defineProperty(hostile, "message", { get: () => { throw new Error("no"); } });
-    Object.defineProperty(hostile, "detail", { enumerable: true, get: () => { throw new Error("no"); } });
-    expect(serializeError(hostile)).toMatchObject({ message: "[Unserializable]", detail: "[Unserializable]" });
+    Object.defineProperty(hostile, "message", {
+      get: () => {
+        throw new Error("no");
+      },
+    });
+    Object.defineProperty(hostile, "detail", {
+      enumerable: true,
+      get: () => {
+        throw new Error("no");
+      },
+    });
+    expect(serializeError(hostile)).toMatchObject({
+      message: "[Unserializable]",
+      detail: "[Unserializable]",
+    });
     expect(serializeError("plain text")).toEqual({ name: "NonError", message: "plain text" });
     expect(serializeError(42)).toEqual({ name: "NonError", message: "42" });
     expect(serializeError(undefined)).toEqual({ name: "NonError", message: "undefined" });
-    expect(serializeError({ message: "like", code: 7 })).toEqual({ name: "Error", message: "like", code: 7 });
+    expect(serializeError({ message: "like", code: 7 })).toEqual({
+      name: "Error",
+      message: "like",
+      code: 7,
+    });
   });
 });

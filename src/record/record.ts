@@ -44,7 +44,16 @@ export interface SerializedError {
 
 /** The record field names, in output order. */
 export const RECORD_FIELDS = [
-  "timestamp", "level", "message", "service", "caller", "data", "bindings", "error", "traceId", "spanId",
+  "timestamp",
+  "level",
+  "message",
+  "service",
+  "caller",
+  "data",
+  "bindings",
+  "error",
+  "traceId",
+  "spanId",
 ] as const;
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -65,7 +74,10 @@ export function formatTimestamp(ms: number): string {
  */
 export function parseTimestamp(iso: string): number | null {
   if (typeof iso !== "string") return null;
-  if (!ISO_MS.test(iso) && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(iso)) {
+  if (
+    !ISO_MS.test(iso) &&
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(iso)
+  ) {
     return null;
   }
   const ms = Date.parse(iso);
@@ -86,15 +98,23 @@ export function serializeError(err: unknown, opts: SanitizeOptions = {}): Serial
     const v = value as Record<string, unknown>;
     if (err instanceof Error) return v as SerializedError;
     // an error-like plain object: make sure name and message lead
-    return { name: typeof v.name === "string" ? v.name : "Error", message: String(v.message ?? ""), ...v };
+    return {
+      name: typeof v.name === "string" ? v.name : "Error",
+      message: String(v.message ?? ""),
+      ...v,
+    };
   }
-  const message = typeof value === "string" ? value : value === undefined ? String(value) : safeJson(value);
+  const message =
+    typeof value === "string" ? value : value === undefined ? String(value) : safeJson(value);
   return { name: "NonError", message };
 }
 
 function isErrorLike(err: unknown): boolean {
   try {
-    return err instanceof Error || (typeof err === "object" && err !== null && typeof (err as Error).message === "string");
+    return (
+      err instanceof Error ||
+      (typeof err === "object" && err !== null && typeof (err as Error).message === "string")
+    );
   } catch {
     return false;
   }

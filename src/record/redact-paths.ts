@@ -15,7 +15,16 @@ export type PathStates = readonly number[];
 export const PATH_MATCH = "match";
 
 const RECORD_FIELDS = new Set([
-  "timestamp", "level", "message", "service", "caller", "data", "bindings", "error", "traceId", "spanId",
+  "timestamp",
+  "level",
+  "message",
+  "service",
+  "caller",
+  "data",
+  "bindings",
+  "error",
+  "traceId",
+  "spanId",
 ]);
 const MAX_SEGMENTS = 255;
 
@@ -27,12 +36,18 @@ const MAX_SEGMENTS = 255;
 export function compilePaths(paths: readonly string[]): CompiledPath[] {
   return paths.map((raw, n) => {
     if (typeof raw !== "string" || raw.trim() === "") {
-      throw new StowageError("config", `redact.paths[${n}] is empty; write a dot path such as "data.user.email"`);
+      throw new StowageError(
+        "config",
+        `redact.paths[${n}] is empty; write a dot path such as "data.user.email"`,
+      );
     }
     const segs: string[] = [];
     for (const seg of raw.trim().split(".")) {
       if (seg === "") {
-        throw new StowageError("config", `redact.paths[${n}] "${raw}" has an empty segment; remove the extra "."`);
+        throw new StowageError(
+          "config",
+          `redact.paths[${n}] "${raw}" has an empty segment; remove the extra "."`,
+        );
       }
       if (seg === "**" && segs[segs.length - 1] === "**") continue;
       segs.push(seg);
@@ -46,7 +61,10 @@ export function compilePaths(paths: readonly string[]): CompiledPath[] {
       );
     }
     if (segs.length > MAX_SEGMENTS) {
-      throw new StowageError("config", `redact.paths[${n}] has more than ${MAX_SEGMENTS} segments; shorten it`);
+      throw new StowageError(
+        "config",
+        `redact.paths[${n}] has more than ${MAX_SEGMENTS} segments; shorten it`,
+      );
     }
     return segs;
   });

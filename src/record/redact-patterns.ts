@@ -6,7 +6,8 @@
  */
 
 /** The kind written into `"[REDACTED:<kind>]"`. */
-export type PatternKind = "private-key" | "url-credentials" | "bearer" | "jwt" | "aws-access-key" | "card";
+export type PatternKind =
+  "private-key" | "url-credentials" | "bearer" | "jwt" | "aws-access-key" | "card";
 
 /**
  * Matches every string that any default pattern could match (and a few more):

@@ -11,7 +11,14 @@ const out = (rec: Partial<LogRecord>, redact = compileRedaction()) =>
 
 describe("§3.3 sensitive keys", () => {
   it("§3.3 camel, kebab, snake, upper and pascal variants all normalise to the same key", () => {
-    for (const k of ["accessToken", "access-token", "ACCESS_TOKEN", "access_token", "AccessToken", "access token"]) {
+    for (const k of [
+      "accessToken",
+      "access-token",
+      "ACCESS_TOKEN",
+      "access_token",
+      "AccessToken",
+      "access token",
+    ]) {
       expect(normalizeKey(k)).toBe("access token");
     }
     expect(normalizeKey("X-API-Key")).toBe("x api key");
@@ -32,8 +39,18 @@ describe("§3.3 sensitive keys", () => {
   });
 
   it("§3.3 a sensitive key redacts its whole value, objects and arrays included, at any depth", () => {
-    const r = out({ data: { user: { credentials: 1, password: { hash: "x", salt: "y" } }, tokens: 3, session: [1, 2] } });
-    expect(r.data).toEqual({ user: { credentials: 1, password: "[REDACTED]" }, tokens: 3, session: "[REDACTED]" });
+    const r = out({
+      data: {
+        user: { credentials: 1, password: { hash: "x", salt: "y" } },
+        tokens: 3,
+        session: [1, 2],
+      },
+    });
+    expect(r.data).toEqual({
+      user: { credentials: 1, password: "[REDACTED]" },
+      tokens: 3,
+      session: "[REDACTED]",
+    });
     expect(out({ bindings: { apiKey: "k" } }).bindings).toEqual({ apiKey: "[REDACTED]" });
     const err = Object.assign(new Error("e"), { authorization: "Basic xyz" });
     expect((out({ error: err }).error as Record<string, unknown>).authorization).toBe("[REDACTED]");
@@ -41,10 +58,29 @@ describe("§3.3 sensitive keys", () => {
 
   it("§3.3 whole words only: compound keys ending in a sensitive key match, substrings do not", () => {
     const m = createKeyMatcher(DEFAULT_REDACT_KEYS);
-    for (const k of ["dbPassword", "x-api-key", "clientSecret", "csrf_token", "userPin", "apikey", "accesstoken", "Set-Cookie"]) {
+    for (const k of [
+      "dbPassword",
+      "x-api-key",
+      "clientSecret",
+      "csrf_token",
+      "userPin",
+      "apikey",
+      "accesstoken",
+      "Set-Cookie",
+    ]) {
       expect(m(k), k).toBe(true);
     }
-    for (const k of ["spinner", "author", "oauthProvider", "pinned", "tokenCount", "prompt_tokens", "passwordless_enabled", "sessionCount", "keyboard"]) {
+    for (const k of [
+      "spinner",
+      "author",
+      "oauthProvider",
+      "pinned",
+      "tokenCount",
+      "prompt_tokens",
+      "passwordless_enabled",
+      "sessionCount",
+      "keyboard",
+    ]) {
       expect(m(k), k).toBe(false);
     }
   });
@@ -52,7 +88,9 @@ describe("§3.3 sensitive keys", () => {
   it("§3.3 custom keys use the same rule; disableDefaults turns default keys off", () => {
     const r = compileRedaction({ keys: ["email"], disableDefaults: true });
     expect(out({ data: { userEmail: "a@b.c", EMAIL: "x", password: "p" } }, r).data).toEqual({
-      userEmail: "[REDACTED]", EMAIL: "[REDACTED]", password: "p",
+      userEmail: "[REDACTED]",
+      EMAIL: "[REDACTED]",
+      password: "p",
     });
   });
 });
@@ -61,18 +99,40 @@ describe("§3.3 default value patterns", () => {
   const cases: [string, string, string][] = [
     ["bearer", "Authorization: Bearer abcDEF123456.xyz-789", "Authorization: [REDACTED:bearer]"],
     ["jwt", "t=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.sig_-nature ok", "t=[REDACTED:jwt] ok"],
-    ["aws-access-key", "key AKIAIOSFODNN7EXAMPLE and ASIAY34FZKBOKMUTVV7A.", "key [REDACTED:aws-access-key] and [REDACTED:aws-access-key]."],
-    ["private-key", "k: -----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY----- done", "k: [REDACTED:private-key] done"],
-    ["private-key (truncated block)", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "[REDACTED:private-key]"],
-    ["url-credentials", "db at postgres://app:s3cr@t@db.internal:5432/prod?x=1", "db at postgres://[REDACTED:url-credentials]@db.internal:5432/prod?x=1"],
+    [
+      "aws-access-key",
+      "key AKIAIOSFODNN7EXAMPLE and ASIAY34FZKBOKMUTVV7A.",
+      "key [REDACTED:aws-access-key] and [REDACTED:aws-access-key].",
+    ],
+    [
+      "private-key",
+      "k: -----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY----- done",
+      "k: [REDACTED:private-key] done",
+    ],
+    [
+      "private-key (truncated block)",
+      "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+      "[REDACTED:private-key]",
+    ],
+    [
+      "url-credentials",
+      "db at postgres://app:s3cr@t@db.internal:5432/prod?x=1",
+      "db at postgres://[REDACTED:url-credentials]@db.internal:5432/prod?x=1",
+    ],
     ["card", "paid with 4111 1111 1111 1111 today", "paid with [REDACTED:card] today"],
-    ["card (dashes, amex)", "card 4111-1111-1111-1111 or 378282246310005", "card [REDACTED:card] or [REDACTED:card]"],
+    [
+      "card (dashes, amex)",
+      "card 4111-1111-1111-1111 or 378282246310005",
+      "card [REDACTED:card] or [REDACTED:card]",
+    ],
   ];
   for (const [kind, input, expected] of cases) {
     it(`§3.3 ${kind}`, () => {
       expect(redactDefaultPatterns(input)).toBe(expected);
       expect(out({ message: input }).message).toBe(expected);
-      expect(out({ data: { deep: [{ note: input }] } }).data).toEqual({ deep: [{ note: expected }] });
+      expect(out({ data: { deep: [{ note: input }] } }).data).toEqual({
+        deep: [{ note: expected }],
+      });
     });
   }
 
@@ -100,7 +160,9 @@ describe("§3.3 default value patterns", () => {
   });
 
   it("§3.3 an invalid custom pattern is a config error", () => {
-    expect(() => compileRedaction({ patterns: ["(unclosed"] })).toThrowError(/redact\.patterns\[0\]/);
+    expect(() => compileRedaction({ patterns: ["(unclosed"] })).toThrowError(
+      /redact\.patterns\[0\]/,
+    );
     let err: unknown;
     try {
       compileRedaction({ patterns: ["(unclosed"] });
@@ -112,30 +174,62 @@ describe("§3.3 default value patterns", () => {
 
   it("§3.3 a secret straddling the string cap is still redacted before truncation", () => {
     const s = `${"x".repeat(95)} AKIAIOSFODNN7EXAMPLE`;
-    const line = JSON.parse(serializeRecord({ ...base, message: s }, { redact: compileRedaction(), maxStringLength: 100 }));
+    const line = JSON.parse(
+      serializeRecord(
+        { ...base, message: s },
+        { redact: compileRedaction(), maxStringLength: 100 },
+      ),
+    );
     expect(line.message).not.toContain("AKIA");
   });
 });
 
 describe("§3.3 custom paths", () => {
   it("§3.3 exact dot path, * one segment, ** any depth", () => {
-    const r = compileRedaction({ paths: ["data.user.email", "data.*.token2", "**.ssn2"], disableDefaults: true });
-    const rec = out({
-      data: { user: { email: "a@b.c", name: "n" }, a: { token2: 1, x: 2 }, b: { c: { token2: 3 } }, ssn2: 4, deep: [{ ssn2: 5 }] },
-      bindings: { ssn2: 6, email: "keep" },
-    }, r);
+    const r = compileRedaction({
+      paths: ["data.user.email", "data.*.token2", "**.ssn2"],
+      disableDefaults: true,
+    });
+    const rec = out(
+      {
+        data: {
+          user: { email: "a@b.c", name: "n" },
+          a: { token2: 1, x: 2 },
+          b: { c: { token2: 3 } },
+          ssn2: 4,
+          deep: [{ ssn2: 5 }],
+        },
+        bindings: { ssn2: 6, email: "keep" },
+      },
+      r,
+    );
     expect(rec.data).toEqual({
-      user: { email: "[REDACTED]", name: "n" }, a: { token2: "[REDACTED]", x: 2 }, b: { c: { token2: 3 } },
-      ssn2: "[REDACTED]", deep: [{ ssn2: "[REDACTED]" }],
+      user: { email: "[REDACTED]", name: "n" },
+      a: { token2: "[REDACTED]", x: 2 },
+      b: { c: { token2: 3 } },
+      ssn2: "[REDACTED]",
+      deep: [{ ssn2: "[REDACTED]" }],
     });
     expect(rec.bindings).toEqual({ ssn2: "[REDACTED]", email: "keep" });
   });
 
   it("§3.3 array indices are segments; a trailing ** redacts everything below; top-level fields can be paths", () => {
-    const r = compileRedaction({ paths: ["data.list.*.id", "data.secretish.**", "caller"], disableDefaults: true });
-    const rec = out({ caller: "src/a.ts:1", data: { list: [{ id: 1, v: 1 }, { id: 2 }], secretish: { a: 1, b: [2] } } }, r);
+    const r = compileRedaction({
+      paths: ["data.list.*.id", "data.secretish.**", "caller"],
+      disableDefaults: true,
+    });
+    const rec = out(
+      {
+        caller: "src/a.ts:1",
+        data: { list: [{ id: 1, v: 1 }, { id: 2 }], secretish: { a: 1, b: [2] } },
+      },
+      r,
+    );
     expect(rec.caller).toBe("[REDACTED]");
-    expect(rec.data).toEqual({ list: [{ id: "[REDACTED]", v: 1 }, { id: "[REDACTED]" }], secretish: { a: "[REDACTED]", b: "[REDACTED]" } });
+    expect(rec.data).toEqual({
+      list: [{ id: "[REDACTED]", v: 1 }, { id: "[REDACTED]" }],
+      secretish: { a: "[REDACTED]", b: "[REDACTED]" },
+    });
   });
 
   it("§3.3 a path that does not start at a record field is a config error with the fix", () => {

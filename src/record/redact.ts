@@ -30,11 +30,35 @@ export interface Redactor {
 
 /** Default sensitive keys (normalised form), §3.3 plus a few documented extras. */
 export const DEFAULT_REDACT_KEYS: readonly string[] = Object.freeze([
-  "password", "passwd", "pwd", "secret", "token", "access token", "refresh token", "id token",
-  "api key", "api secret", "authorization", "auth", "cookie", "set cookie", "session",
-  "private key", "client secret", "ssn", "credit card", "card number", "cvv", "cvc", "otp", "pin",
+  "password",
+  "passwd",
+  "pwd",
+  "secret",
+  "token",
+  "access token",
+  "refresh token",
+  "id token",
+  "api key",
+  "api secret",
+  "authorization",
+  "auth",
+  "cookie",
+  "set cookie",
+  "session",
+  "private key",
+  "client secret",
+  "ssn",
+  "credit card",
+  "card number",
+  "cvv",
+  "cvc",
+  "otp",
+  "pin",
   // extras: common spellings the list above misses
-  "passphrase", "secret key", "secret access key", "session id",
+  "passphrase",
+  "secret key",
+  "secret access key",
+  "session id",
 ]);
 
 const KEY_CACHE_MAX = 4096;
@@ -83,12 +107,17 @@ export function createKeyMatcher(keys: readonly string[]): (key: string) => bool
 
 function compilePattern(p: RegExp | string, n: number): RegExp {
   try {
-    if (p instanceof RegExp) return new RegExp(p.source, p.flags.includes("g") ? p.flags : `${p.flags}g`);
+    if (p instanceof RegExp)
+      return new RegExp(p.source, p.flags.includes("g") ? p.flags : `${p.flags}g`);
     if (typeof p === "string" && p !== "") return new RegExp(p, "g");
   } catch (cause) {
-    throw new StowageError("config", `redact.patterns[${n}] is not a valid regular expression; fix its syntax`, {
-      cause,
-    });
+    throw new StowageError(
+      "config",
+      `redact.patterns[${n}] is not a valid regular expression; fix its syntax`,
+      {
+        cause,
+      },
+    );
   }
   throw new StowageError("config", `redact.patterns[${n}] must be a RegExp or a non-empty string`);
 }
@@ -118,7 +147,11 @@ export function compileRedaction(opts: RedactOptions = {}): Redactor {
     }
     return s;
   };
-  const plan: RedactionPlan = { isSensitiveKey, redactString, paths: compilePaths(opts.paths ?? []) };
+  const plan: RedactionPlan = {
+    isSensitiveKey,
+    redactString,
+    paths: compilePaths(opts.paths ?? []),
+  };
   const redactor = ((record: LogRecord, o: Omit<SanitizeOptions, "redact"> = {}) =>
     sanitizeRecord(record, { ...o, redact: { plan } })) as Redactor;
   Object.defineProperty(redactor, "plan", { value: plan, enumerable: true });

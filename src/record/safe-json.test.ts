@@ -4,24 +4,61 @@ import { compileRedaction } from "./redact.js";
 import { sanitizeRecord, serializeRecord } from "./safe-json.js";
 
 const base = { timestamp: "2026-03-01T10:00:00.000Z", level: "info", message: "m" } as const;
-const line = (data: unknown, opts = {}) => JSON.parse(serializeRecord({ ...base, data }, opts)).data;
+const line = (data: unknown, opts = {}) =>
+  JSON.parse(serializeRecord({ ...base, data }, opts)).data;
 
 describe("safe serialisation rules", () => {
   it("§3.1 fields come out in canonical order; unknown fields are dropped", () => {
-    const rec = { spanId: "s", traceId: "t", error: new Error("e"), bindings: { b: 1 }, data: 1, caller: "a.ts:1",
-      service: "api", message: "hi", level: "info", timestamp: base.timestamp, extra: 1 } as unknown as LogRecord;
+    const rec = {
+      spanId: "s",
+      traceId: "t",
+      error: new Error("e"),
+      bindings: { b: 1 },
+      data: 1,
+      caller: "a.ts:1",
+      service: "api",
+      message: "hi",
+      level: "info",
+      timestamp: base.timestamp,
+      extra: 1,
+    } as unknown as LogRecord;
     expect(Object.keys(JSON.parse(serializeRecord(rec)))).toEqual([
-      "timestamp", "level", "message", "service", "caller", "data", "bindings", "error", "traceId", "spanId",
+      "timestamp",
+      "level",
+      "message",
+      "service",
+      "caller",
+      "data",
+      "bindings",
+      "error",
+      "traceId",
+      "spanId",
     ]);
-    expect(Object.keys(JSON.parse(serializeRecord({ ...base })))).toEqual(["timestamp", "level", "message"]);
+    expect(Object.keys(JSON.parse(serializeRecord({ ...base })))).toEqual([
+      "timestamp",
+      "level",
+      "message",
+    ]);
   });
 
   it("§3.1 cycles, BigInt, functions, symbols, NaN", () => {
-    const o: Record<string, unknown> = { n: 10n ** 30n, f() {}, s: Symbol("x"), u: undefined, nan: NaN, inf: -Infinity };
+    const o: Record<string, unknown> = {
+      n: 10n ** 30n,
+      f() {},
+      s: Symbol("x"),
+      u: undefined,
+      nan: NaN,
+      inf: -Infinity,
+    };
     o.self = o;
     o.arr = [o, () => 1, Symbol("y"), undefined, 1];
-    expect(line(o)).toEqual({ n: "1000000000000000000000000000000", nan: null, inf: null, self: "[Circular]",
-      arr: ["[Circular]", null, null, null, 1] });
+    expect(line(o)).toEqual({
+      n: "1000000000000000000000000000000",
+      nan: null,
+      inf: null,
+      self: "[Circular]",
+      arr: ["[Circular]", null, null, null, 1],
+    });
   });
 
   it("§3.1 a repeated (non-circular) reference is written twice, not as [Circular]", () => {
@@ -30,8 +67,24 @@ describe("safe serialisation rules", () => {
   });
 
   it("§3.1 throwing getters and toJSON become [Unserializable]; working toJSON is used", () => {
-    const o = { get bad() { throw new Error("x"); }, ok: 1, j: { toJSON() { throw new Error("y"); } }, url: new URL("https://a.example/p") };
-    expect(line(o)).toEqual({ bad: "[Unserializable]", ok: 1, j: "[Unserializable]", url: "https://a.example/p" });
+    const o = {
+      get bad() {
+        throw new Error("x");
+      },
+      ok: 1,
+      j: {
+        toJSON() {
+          throw new Error("y");
+        },
+      },
+      url: new URL("https://a.example/p"),
+    };
+    expect(line(o)).toEqual({
+      bad: "[Unserializable]",
+      ok: 1,
+      j: "[Unserializable]",
+      url: "https://a.example/p",
+    });
   });
 
   it("§3.1 lone surrogates are replaced by U+FFFD; pairs survive", () => {
@@ -56,36 +109,83 @@ describe("safe serialisation rules", () => {
     expect(s).toBe(`${"x".repeat(10)}…[truncated 40 chars]`);
     expect(line("😀😀", { maxStringLength: 3 })).toBe("😀…[truncated 2 chars]"); // no half pair
     expect(line([1, 2, 3, 4], { maxArrayLength: 2 })).toEqual([1, 2, "[+2 more items]"]);
-    expect(line({ a: 1, b: 2, c: 3 }, { maxObjectKeys: 1 })).toEqual({ a: 1, "…": "[+2 more keys]" });
+    expect(line({ a: 1, b: 2, c: 3 }, { maxObjectKeys: 1 })).toEqual({
+      a: 1,
+      "…": "[+2 more keys]",
+    });
     expect(line("y".repeat(20_000))).toHaveLength(16 * 1024 + "…[truncated 3616 chars]".length);
   });
 
   it("§3.1 dates, binary, Map, Set, boxed values, RegExp, null-prototype objects", () => {
-    const m = new Map<unknown, unknown>([["k", 1], [2, "two"]]);
+    const m = new Map<unknown, unknown>([
+      ["k", 1],
+      [2, "two"],
+    ]);
     const objKeyMap = new Map([[{ id: 1 }, "v"]]);
-    expect(line({
-      d: new Date(0), bad: new Date(NaN), buf: Buffer.from("abc"), u8: new Uint16Array(4), ab: new ArrayBuffer(8),
-      m, objKeyMap, set: new Set([1, "a"]), str: new String("s"), re: /a+/gi, nul: Object.assign(Object.create(null), { z: 1 }),
-    })).toEqual({
-      d: "1970-01-01T00:00:00.000Z", bad: "Invalid Date", buf: "[Buffer 3 bytes]", u8: "[Uint16Array 8 bytes]",
-      ab: "[ArrayBuffer 8 bytes]", m: { k: 1, 2: "two" }, objKeyMap: [[{ id: 1 }, "v"]], set: [1, "a"], str: "s",
-      re: "/a+/gi", nul: { z: 1 },
+    expect(
+      line({
+        d: new Date(0),
+        bad: new Date(NaN),
+        buf: Buffer.from("abc"),
+        u8: new Uint16Array(4),
+        ab: new ArrayBuffer(8),
+        m,
+        objKeyMap,
+        set: new Set([1, "a"]),
+        str: new String("s"),
+        re: /a+/gi,
+        nul: Object.assign(Object.create(null), { z: 1 }),
+      }),
+    ).toEqual({
+      d: "1970-01-01T00:00:00.000Z",
+      bad: "Invalid Date",
+      buf: "[Buffer 3 bytes]",
+      u8: "[Uint16Array 8 bytes]",
+      ab: "[ArrayBuffer 8 bytes]",
+      m: { k: 1, 2: "two" },
+      objKeyMap: [[{ id: 1 }, "v"]],
+      set: [1, "a"],
+      str: "s",
+      re: "/a+/gi",
+      nul: { z: 1 },
     });
   });
 
   it("§3.1 non-string structural fields are coerced to text", () => {
-    const rec = { timestamp: 5, level: { toString: () => { throw new Error("x"); } }, message: undefined } as unknown as LogRecord;
-    expect(JSON.parse(serializeRecord(rec))).toEqual({ timestamp: "5", level: "[Unserializable]", message: "" });
+    const rec = {
+      timestamp: 5,
+      level: {
+        toString: () => {
+          throw new Error("x");
+        },
+      },
+      message: undefined,
+    } as unknown as LogRecord;
+    expect(JSON.parse(serializeRecord(rec))).toEqual({
+      timestamp: "5",
+      level: "[Unserializable]",
+      message: "",
+    });
   });
 });
 
 /** Deterministic PRNG so a failure reproduces. */
 function rng(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
 function hostileValues(): unknown[] {
-  const throwAll = new Proxy({}, new Proxy({}, { get: () => () => { throw new Error("trap"); } }));
+  const throwAll = new Proxy(
+    {},
+    new Proxy(
+      {},
+      {
+        get: () => () => {
+          throw new Error("trap");
+        },
+      },
+    ),
+  );
   const { proxy: revoked, revoke } = Proxy.revocable({}, {});
   revoke();
   const cyc: Record<string, unknown> = { a: 1 };
@@ -101,12 +201,37 @@ function hostileValues(): unknown[] {
   const errCycle = new Error("cyc");
   errCycle.cause = errCycle;
   const badErr = new Error("x");
-  Object.defineProperty(badErr, "stack", { get() { throw new Error("no stack"); } });
-  class Weird { get g() { return { fresh: new Weird() }; } x = 1; }
-  const endless: { next: unknown } = { get next(): unknown { return { self: endless, next: { ...endless } }; } };
-  const toJsonSelf = { toJSON() { return toJsonSelf; } };
-  const toJsonChain = { toJSON() { return { toJSON: toJsonChain.toJSON, v: 1 }; } };
-  const badTag = { get [Symbol.toStringTag]() { throw new Error("tag"); } };
+  Object.defineProperty(badErr, "stack", {
+    get() {
+      throw new Error("no stack");
+    },
+  });
+  class Weird {
+    get g() {
+      return { fresh: new Weird() };
+    }
+    x = 1;
+  }
+  const endless: { next: unknown } = {
+    get next(): unknown {
+      return { self: endless, next: { ...endless } };
+    },
+  };
+  const toJsonSelf = {
+    toJSON() {
+      return toJsonSelf;
+    },
+  };
+  const toJsonChain = {
+    toJSON() {
+      return { toJSON: toJsonChain.toJSON, v: 1 };
+    },
+  };
+  const badTag = {
+    get [Symbol.toStringTag]() {
+      throw new Error("tag");
+    },
+  };
   const sparse = new Array(5);
   sparse[3] = 1n;
   const setCyc = new Set<unknown>();
@@ -114,18 +239,74 @@ function hostileValues(): unknown[] {
   const mapCyc = new Map<unknown, unknown>();
   mapCyc.set("m", mapCyc);
   const getterArr = [1, 2];
-  Object.defineProperty(getterArr, 0, { get() { throw new Error("idx"); } });
+  Object.defineProperty(getterArr, 0, {
+    get() {
+      throw new Error("idx");
+    },
+  });
   const manyKeys = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]));
   const bigArr = new Array(100_000).fill("x");
   return [
-    throwAll, revoked, cyc, cycArr, mutualA, deep, deepArr, errCycle, badErr, new Weird(), endless, toJsonSelf,
-    toJsonChain, badTag, sparse, setCyc, mapCyc, getterArr, manyKeys, bigArr,
-    10n ** 100n, Symbol("s"), () => 1, undefined, null, NaN, -0, Infinity, new Date(NaN),
-    "x".repeat(1_000_000), "\uD800", "\uDC00\uD800", "a\uD83D", JSON.parse('{"__proto__":{"isAdmin":true}}'),
-    { ["__proto__"]: 1 }, Object.create(null), new WeakMap(), Promise.resolve(1), new AggregateError([throwAll, cyc]),
-    new Proxy([], { get() { throw new Error("arr"); } }), new Proxy(new Error("e"), { ownKeys() { throw new Error("k"); } }),
-    Buffer.alloc(3), new DataView(new ArrayBuffer(2)), new Map([[Symbol("k"), 1]]), Object(1n), Object(Symbol("b")),
-    { [Symbol("hidden")]: 1, shown: 2 }, new (class extends Map { override get size(): number { throw new Error("sz"); } })(),
+    throwAll,
+    revoked,
+    cyc,
+    cycArr,
+    mutualA,
+    deep,
+    deepArr,
+    errCycle,
+    badErr,
+    new Weird(),
+    endless,
+    toJsonSelf,
+    toJsonChain,
+    badTag,
+    sparse,
+    setCyc,
+    mapCyc,
+    getterArr,
+    manyKeys,
+    bigArr,
+    10n ** 100n,
+    Symbol("s"),
+    () => 1,
+    undefined,
+    null,
+    NaN,
+    -0,
+    Infinity,
+    new Date(NaN),
+    "x".repeat(1_000_000),
+    "\uD800",
+    "\uDC00\uD800",
+    "a\uD83D",
+    JSON.parse('{"__proto__":{"isAdmin":true}}'),
+    { ["__proto__"]: 1 },
+    Object.create(null),
+    new WeakMap(),
+    Promise.resolve(1),
+    new AggregateError([throwAll, cyc]),
+    new Proxy([], {
+      get() {
+        throw new Error("arr");
+      },
+    }),
+    new Proxy(new Error("e"), {
+      ownKeys() {
+        throw new Error("k");
+      },
+    }),
+    Buffer.alloc(3),
+    new DataView(new ArrayBuffer(2)),
+    new Map([[Symbol("k"), 1]]),
+    Object(1n),
+    Object(Symbol("b")),
+    { [Symbol("hidden")]: 1, shown: 2 },
+    new (class extends Map {
+      override get size(): number {
+        throw new Error("sz");
+      }
+    })(),
   ];
 }
 
@@ -135,7 +316,11 @@ describe("§3.1 serialisation never throws", () => {
     const rand = rng(42);
     const pick = () => pool[Math.floor(rand() * pool.length)];
     const redact = compileRedaction({ paths: ["data.**.secretish", "bindings.*"], keys: ["me"] });
-    const optionSets = [{}, { redact }, { maxDepth: 100_000, maxArrayLength: 1e9, maxObjectKeys: 1e9, redact }];
+    const optionSets = [
+      {},
+      { redact },
+      { maxDepth: 100_000, maxArrayLength: 1e9, maxObjectKeys: 1e9, redact },
+    ];
     let lines = 0;
     for (let i = 0; i < 3000; i++) {
       const combo: Record<string, unknown> = {};

@@ -5,86 +5,33 @@
  * throwing getters/traps/toJSON → "[Unserializable]", lone surrogates → U+FFFD,
  * `__proto__` kept as an own data key (no prototype pollution).
  */
-import { PATH_MATCH, stepPaths, type CompiledPath, type PathStates } from "./redact-paths.js";
+import { PATH_MATCH, stepPaths, type PathStates } from "./redact-paths.js";
+import {
+  CIRCULAR,
+  createContext,
+  MAX_DEPTH,
+  REDACTED,
+  setOwn,
+  UNSERIALIZABLE,
+  walkString,
+  wellFormed,
+  type SanitizeOptions,
+  type WalkContext,
+} from "./walk-context.js";
 
-/** What the walk needs from a compiled redaction (see `compileRedaction`). */
-export interface RedactionPlan {
-  /** True when the value under this object key is replaced by "[REDACTED]". */
-  isSensitiveKey(key: string): boolean;
-  /** The string with every pattern match replaced (the same string when none). */
-  redactString(s: string): string;
-  /** Compiled custom paths (empty when none). */
-  readonly paths: readonly CompiledPath[];
-}
-
-/** Caps and redaction for one walk. Omitted caps take `SANITIZE_DEFAULTS`. */
-export interface SanitizeOptions {
-  /** Nesting depth below a record field (or below the value given) before "[MaxDepth]". */
-  maxDepth?: number;
-  /** UTF-16 code units kept per string; the rest becomes "…[truncated N chars]". */
-  maxStringLength?: number;
-  /** Array elements kept; one "[+N more items]" element marks the rest. */
-  maxArrayLength?: number;
-  /** Object keys kept; a "…" key marks the rest. */
-  maxObjectKeys?: number;
-  /** A compiled redaction (a `Redactor` works: it carries its `plan`). */
-  redact?: { readonly plan: RedactionPlan } | null;
-}
-
-export const SANITIZE_DEFAULTS = Object.freeze({
-  maxDepth: 10,
-  maxStringLength: 16 * 1024,
-  maxArrayLength: 1000,
-  maxObjectKeys: 1000,
-});
-
-export const REDACTED = "[REDACTED]";
-export const CIRCULAR = "[Circular]";
-export const UNSERIALIZABLE = "[Unserializable]";
-export const MAX_DEPTH = "[MaxDepth]";
-
-/** Extra characters scanned for secrets past the cut, so a token straddling it is still caught. */
-const REDACT_SLACK = 4096;
-
-interface WellFormed {
-  isWellFormed(): boolean;
-  toWellFormed(): string;
-}
-
-/**
- * Replaces lone surrogates with U+FFFD (Node 20 has the ES2024 string methods; lib is ES2023).
- * @example wellFormed("a\uD800") // "a\uFFFD"
- */
-export function wellFormed(s: string): string {
-  const w = s as unknown as WellFormed;
-  return w.isWellFormed() ? s : w.toWellFormed();
-}
-
-/** Walk state: caps, the redaction plan and the ancestors (cycle detection). */
-export interface WalkContext {
-  maxDepth: number;
-  maxString: number;
-  maxArray: number;
-  maxKeys: number;
-  plan: RedactionPlan | null;
-  stack: object[];
-}
-
-/** Builds a walk context; invalid caps fall back to the defaults (config validates earlier). */
-export function createContext(opts: SanitizeOptions): WalkContext {
-  return {
-    maxDepth: cap(opts.maxDepth, SANITIZE_DEFAULTS.maxDepth),
-    maxString: cap(opts.maxStringLength, SANITIZE_DEFAULTS.maxStringLength),
-    maxArray: cap(opts.maxArrayLength, SANITIZE_DEFAULTS.maxArrayLength),
-    maxKeys: cap(opts.maxObjectKeys, SANITIZE_DEFAULTS.maxObjectKeys),
-    plan: opts.redact?.plan ?? null,
-    stack: [],
-  };
-}
-
-function cap(v: number | undefined, dflt: number): number {
-  return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : dflt;
-}
+export {
+  CIRCULAR,
+  MAX_DEPTH,
+  REDACTED,
+  SANITIZE_DEFAULTS,
+  UNSERIALIZABLE,
+  createContext,
+  wellFormed,
+  walkString,
+  type RedactionPlan,
+  type SanitizeOptions,
+  type WalkContext,
+} from "./walk-context.js";
 
 /**
  * Any value → plain JSON-safe data (undefined when the value is dropped).
@@ -95,7 +42,12 @@ export function sanitizeValue(value: unknown, opts: SanitizeOptions = {}): unkno
 }
 
 /** Walks one value at `depth`; `states` are the live custom-path matchers (null: none). */
-export function walk(v: unknown, depth: number, ctx: WalkContext, states: PathStates | null): unknown {
+export function walk(
+  v: unknown,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): unknown {
   switch (typeof v) {
     case "string":
       return walkString(v, ctx);
@@ -112,25 +64,12 @@ export function walk(v: unknown, depth: number, ctx: WalkContext, states: PathSt
   }
 }
 
-/** Caps, repairs surrogates and redacts patterns in one string. */
-export function walkString(s: string, ctx: WalkContext): string {
-  const max = ctx.maxString;
-  const long = s.length > max;
-  if (long && s.length > max + REDACT_SLACK) s = s.slice(0, max + REDACT_SLACK);
-  s = wellFormed(s);
-  if (ctx.plan !== null) s = ctx.plan.redactString(s);
-  if (s.length > max) {
-    let cut = max;
-    const c = s.charCodeAt(cut - 1);
-    if (c >= 0xd800 && c <= 0xdbff) cut--; // never split a surrogate pair
-    s = `${s.slice(0, cut)}…[truncated ${s.length - cut} chars]`;
-  } else if (long) {
-    s = `${s}…[truncated]`;
-  }
-  return s;
-}
-
-function walkObject(o: object, depth: number, ctx: WalkContext, states: PathStates | null): unknown {
+function walkObject(
+  o: object,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): unknown {
   if (ctx.stack.includes(o)) return CIRCULAR;
   ctx.stack.push(o);
   try {
@@ -142,7 +81,12 @@ function walkObject(o: object, depth: number, ctx: WalkContext, states: PathStat
   }
 }
 
-function walkObjectInner(o: object, depth: number, ctx: WalkContext, states: PathStates | null): unknown {
+function walkObjectInner(
+  o: object,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): unknown {
   const isArray = Array.isArray(o);
   const proto: unknown = isArray ? Array.prototype : Object.getPrototypeOf(o);
   if (proto !== Object.prototype && proto !== null && proto !== Array.prototype) {
@@ -160,14 +104,22 @@ function walkObjectInner(o: object, depth: number, ctx: WalkContext, states: Pat
 const NOT_SPECIAL = Symbol("not special");
 
 /** Built-in objects with a meaning of their own: dates, errors, binary, Map/Set, boxed primitives. */
-function walkSpecial(o: object, depth: number, ctx: WalkContext, states: PathStates | null): unknown {
+function walkSpecial(
+  o: object,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): unknown {
   if (o instanceof Date) return Number.isNaN(o.getTime()) ? "Invalid Date" : o.toISOString();
-  if (o instanceof Error) return depth >= ctx.maxDepth ? MAX_DEPTH : walkError(o, depth, ctx, states);
+  if (o instanceof Error)
+    return depth >= ctx.maxDepth ? MAX_DEPTH : walkError(o, depth, ctx, states);
   if (ArrayBuffer.isView(o)) {
-    const kind = typeof Buffer !== "undefined" && Buffer.isBuffer(o) ? "Buffer" : o.constructor.name;
+    const kind =
+      typeof Buffer !== "undefined" && Buffer.isBuffer(o) ? "Buffer" : o.constructor.name;
     return `[${kind} ${o.byteLength} bytes]`;
   }
-  if (o instanceof ArrayBuffer || o instanceof SharedArrayBuffer) return `[${o.constructor.name} ${o.byteLength} bytes]`;
+  if (o instanceof ArrayBuffer || o instanceof SharedArrayBuffer)
+    return `[${o.constructor.name} ${o.byteLength} bytes]`;
   if (o instanceof String || o instanceof Number || o instanceof Boolean || o instanceof BigInt) {
     return walk(o.valueOf(), depth, ctx, states);
   }
@@ -179,7 +131,13 @@ function walkSpecial(o: object, depth: number, ctx: WalkContext, states: PathSta
 }
 
 /** One property: drops undefined/functions/symbols, applies key and path redaction, recurses. */
-export function walkMember(k: string, v: unknown, depth: number, ctx: WalkContext, states: PathStates | null): unknown {
+export function walkMember(
+  k: string,
+  v: unknown,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): unknown {
   if (v === undefined || typeof v === "function" || typeof v === "symbol") return undefined;
   const plan = ctx.plan;
   if (plan === null) return walk(v, depth, ctx, null);
@@ -189,13 +147,13 @@ export function walkMember(k: string, v: unknown, depth: number, ctx: WalkContex
   return next === PATH_MATCH ? REDACTED : walk(v, depth, ctx, next);
 }
 
-/** Sets an own enumerable data property, `__proto__` included, without touching the prototype. */
-export function setOwn(out: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === "__proto__") Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-  else out[k] = v;
-}
-
-function walkProps(o: object, keys: string[], depth: number, ctx: WalkContext, states: PathStates | null) {
+function walkProps(
+  o: object,
+  keys: string[],
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+) {
   const out: Record<string, unknown> = {};
   const n = Math.min(keys.length, ctx.maxKeys);
   for (let i = 0; i < n; i++) {
@@ -213,7 +171,12 @@ function walkProps(o: object, keys: string[], depth: number, ctx: WalkContext, s
   return out;
 }
 
-function walkArray(a: unknown[], depth: number, ctx: WalkContext, states: PathStates | null): unknown[] {
+function walkArray(
+  a: unknown[],
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): unknown[] {
   const len = a.length;
   const n = Math.min(len, ctx.maxArray);
   const out: unknown[] = new Array(n);
@@ -238,7 +201,12 @@ function walkArray(a: unknown[], depth: number, ctx: WalkContext, states: PathSt
   return out;
 }
 
-function walkMap(m: Map<unknown, unknown>, depth: number, ctx: WalkContext, states: PathStates | null): unknown {
+function walkMap(
+  m: Map<unknown, unknown>,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): unknown {
   let primitiveKeys = true;
   for (const k of m.keys()) {
     if (typeof k === "object" ? k !== null : typeof k === "function" || typeof k === "symbol") {
@@ -264,7 +232,12 @@ function walkMap(m: Map<unknown, unknown>, depth: number, ctx: WalkContext, stat
 const ERROR_FIELDS = new Set(["name", "message", "stack", "code", "status", "cause", "errors"]);
 
 /** Error → {name, message, stack?, code?, status?, cause?, errors?, ...own enumerable props}. */
-function walkError(e: Error, depth: number, ctx: WalkContext, states: PathStates | null): Record<string, unknown> {
+function walkError(
+  e: Error,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const get = (k: string): unknown => {
     try {
@@ -276,7 +249,13 @@ function walkError(e: Error, depth: number, ctx: WalkContext, states: PathStates
   const name = get("name");
   const message = get("message");
   out.name = walkMember("name", typeof name === "string" ? name : "Error", depth + 1, ctx, states);
-  out.message = walkMember("message", typeof message === "string" ? message : String(message ?? ""), depth + 1, ctx, states);
+  out.message = walkMember(
+    "message",
+    typeof message === "string" ? message : String(message ?? ""),
+    depth + 1,
+    ctx,
+    states,
+  );
   const put = (k: string, v: unknown) => {
     const r = walkMember(k, v, depth + 1, ctx, states);
     if (r !== undefined) setOwn(out, k, r);
@@ -287,7 +266,8 @@ function walkError(e: Error, depth: number, ctx: WalkContext, states: PathStates
   let status = get("status") ?? get("statusCode");
   if (status === undefined) {
     const meta = get("$metadata");
-    if (meta !== null && typeof meta === "object") status = (meta as { httpStatusCode?: unknown }).httpStatusCode;
+    if (meta !== null && typeof meta === "object")
+      status = (meta as { httpStatusCode?: unknown }).httpStatusCode;
   }
   put("status", status);
   put("cause", get("cause"));

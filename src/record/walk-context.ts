@@ -1,0 +1,114 @@
+/**
+ * The sanitising walk's options, context and leaf rules: caps, markers, the
+ * redaction plan interface, string repair/redaction/truncation and safe key setting.
+ */
+import type { CompiledPath } from "./redact-paths.js";
+
+/** What the walk needs from a compiled redaction (see `compileRedaction`). */
+export interface RedactionPlan {
+  /** True when the value under this object key is replaced by "[REDACTED]". */
+  isSensitiveKey(key: string): boolean;
+  /** The string with every pattern match replaced (the same string when none). */
+  redactString(s: string): string;
+  /** Compiled custom paths (empty when none). */
+  readonly paths: readonly CompiledPath[];
+}
+
+/** Caps and redaction for one walk. Omitted caps take `SANITIZE_DEFAULTS`. */
+export interface SanitizeOptions {
+  /** Nesting depth below a record field (or below the value given) before "[MaxDepth]". */
+  maxDepth?: number;
+  /** UTF-16 code units kept per string; the rest becomes "…[truncated N chars]". */
+  maxStringLength?: number;
+  /** Array elements kept; one "[+N more items]" element marks the rest. */
+  maxArrayLength?: number;
+  /** Object keys kept; a "…" key marks the rest. */
+  maxObjectKeys?: number;
+  /** A compiled redaction (a `Redactor` works: it carries its `plan`). */
+  redact?: { readonly plan: RedactionPlan } | null;
+}
+
+export const SANITIZE_DEFAULTS = Object.freeze({
+  maxDepth: 10,
+  maxStringLength: 16 * 1024,
+  maxArrayLength: 1000,
+  maxObjectKeys: 1000,
+});
+
+export const REDACTED = "[REDACTED]";
+export const CIRCULAR = "[Circular]";
+export const UNSERIALIZABLE = "[Unserializable]";
+export const MAX_DEPTH = "[MaxDepth]";
+
+/** Extra characters scanned for secrets past the cut, so a token straddling it is still caught. */
+const REDACT_SLACK = 4096;
+
+interface WellFormed {
+  isWellFormed(): boolean;
+  toWellFormed(): string;
+}
+
+/**
+ * Replaces lone surrogates with U+FFFD (Node 20 has the ES2024 string methods; lib is ES2023).
+ * @example wellFormed("a\uD800") // "a\uFFFD"
+ */
+export function wellFormed(s: string): string {
+  const w = s as unknown as WellFormed;
+  return w.isWellFormed() ? s : w.toWellFormed();
+}
+
+/** Walk state: caps, the redaction plan and the ancestors (cycle detection). */
+export interface WalkContext {
+  maxDepth: number;
+  maxString: number;
+  maxArray: number;
+  maxKeys: number;
+  plan: RedactionPlan | null;
+  stack: object[];
+}
+
+/** Builds a walk context; invalid caps fall back to the defaults (config validates earlier). */
+export function createContext(opts: SanitizeOptions): WalkContext {
+  return {
+    maxDepth: cap(opts.maxDepth, SANITIZE_DEFAULTS.maxDepth),
+    maxString: cap(opts.maxStringLength, SANITIZE_DEFAULTS.maxStringLength),
+    maxArray: cap(opts.maxArrayLength, SANITIZE_DEFAULTS.maxArrayLength),
+    maxKeys: cap(opts.maxObjectKeys, SANITIZE_DEFAULTS.maxObjectKeys),
+    plan: opts.redact?.plan ?? null,
+    stack: [],
+  };
+}
+
+function cap(v: number | undefined, dflt: number): number {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : dflt;
+}
+
+/** Caps, repairs surrogates and redacts patterns in one string. */
+export function walkString(s: string, ctx: WalkContext): string {
+  const max = ctx.maxString;
+  const long = s.length > max;
+  if (long && s.length > max + REDACT_SLACK) s = s.slice(0, max + REDACT_SLACK);
+  s = wellFormed(s);
+  if (ctx.plan !== null) s = ctx.plan.redactString(s);
+  if (s.length > max) {
+    let cut = max;
+    const c = s.charCodeAt(cut - 1);
+    if (c >= 0xd800 && c <= 0xdbff) cut--; // never split a surrogate pair
+    s = `${s.slice(0, cut)}…[truncated ${s.length - cut} chars]`;
+  } else if (long) {
+    s = `${s}…[truncated]`;
+  }
+  return s;
+}
+
+/** Sets an own enumerable data property, `__proto__` included, without touching the prototype. */
+export function setOwn(out: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === "__proto__")
+    Object.defineProperty(out, k, {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  else out[k] = v;
+}
