@@ -65,8 +65,8 @@ export async function putBatch(store: ObjectStore, prefix: string, lines: string
       return NaN;
     }
   }).filter(Number.isFinite);
-  const minMs = times?.minMs ?? Math.min(...ms);
-  const maxMs = times?.maxMs ?? Math.max(...ms);
+  const minMs = times?.minMs ?? ms.reduce((a, b) => Math.min(a, b), Infinity);
+  const maxMs = times?.maxMs ?? ms.reduce((a, b) => Math.max(a, b), -Infinity);
   const enc = encodeBatch({ lines, minMs, maxMs });
   const key = formatObjectKey({ prefix, minMs, maxMs, batchId: ulid() });
   await putRaw(store, key, enc.body, { minMs, maxMs, records: enc.records, decodedBytes: enc.decodedBytes });

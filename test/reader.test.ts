@@ -118,7 +118,7 @@ describe("§5.3 load() then more() until complete", () => {
   const cases = [
     { name: "records cut mid-object, cache on", limits: { records: 37 }, cacheBytes: undefined },
     { name: "records cut mid-object, cache off (resume re-reads and skips lines)", limits: { records: 37 }, cacheBytes: 0 },
-    { name: "decoded bytes cut mid-object, cache off", limits: { decodedBytes: 2_600 }, cacheBytes: 0 },
+    { name: "decoded bytes cut at an object (its lines wait for the next grant), cache off", limits: { decodedBytes: 2_600 }, cacheBytes: 0 },
     { name: "one GET per grant", limits: { getAttempts: 1 }, cacheBytes: undefined },
     { name: "one LIST per grant", limits: { listAttempts: 1 }, cacheBytes: undefined },
   ];

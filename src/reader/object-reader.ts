@@ -106,8 +106,7 @@ async function getAndDecode(ctx: ReadContext, target: ObjectTarget, startLine: n
 
   const lines: string[] = [];
   let cutAt: number | null = null;
-  let by: Allowance | undefined;
-  let noRoom = false;
+  let outOfDecoded = false;
   let decoded = 0;
   const tailForCache = ctx.cache.accepts(Number.isFinite(declared) ? declared : 0);
   const outcome: GunzipOutcome = await gunzipLines(res.body, {
@@ -116,16 +115,15 @@ async function getAndDecode(ctx: ReadContext, target: ObjectTarget, startLine: n
     onCompressed: (n) => grant.charge("downloadBytes", n),
     onLine(line, bytes) {
       if (!grant.has("decodedBytes", bytes)) {
-        if (cutAt !== null) return false; // only the cache tail is lost
-        if (!grant.progressed && lines.length <= startLine) noRoom = true;
-        else [cutAt, by] = [Math.max(lines.length, startLine), "decodedBytes"];
+        // Past a records cut only the cache tail is lost; otherwise the object waits for the next grant.
+        if (cutAt === null) outOfDecoded = true;
         return false;
       }
       grant.charge("decodedBytes", bytes);
       decoded += bytes;
       if (line.trim() === "") return true;
       if (cutAt === null && lines.length >= startLine && lines.length - startLine >= grant.remaining("records")) {
-        [cutAt, by] = [lines.length, "records"];
+        cutAt = lines.length;
         if (!tailForCache) return false; // keep reading only to fill the cache
       }
       lines.push(line);
@@ -143,14 +141,17 @@ async function getAndDecode(ctx: ReadContext, target: ObjectTarget, startLine: n
     if (outcome.which === "compressed" && outcome.limit < limit) return { lines: [], next: startLine, by: "downloadBytes" };
     return skip(target.key, "too-large", `more than ${mib(limit)} ${outcome.which}, over the per-object cap; decoding stopped there`);
   }
-  if (noRoom) {
+  if (outOfDecoded) {
+    // Lines of an object are returned only once it decoded within the caps, so an
+    // oversized object never leaks records; it is decoded again, whole, by the next grant.
+    if (grant.progressed) return { lines: [], next: startLine, by: "decodedBytes" };
     return skip(target.key, "too-large", `needs more than the grant's decoded allowance of ${mib(grant.limits.decodedBytes)}; raise limits.decodedBytes`);
   }
   if (finished) ctx.cache.set(target.key, target.etag, { lines, decodedBytes: decoded, ...(problem ? { problem } : {}) });
-  if (cutAt !== null && by) {
+  if (cutAt !== null) {
     const got = lines.slice(startLine, cutAt);
     chargeRecords(grant, got.length);
-    return { lines: got, next: cutAt, by };
+    return { lines: got, next: cutAt, by: "records" };
   }
   return takeRecords(grant, lines, startLine, problem, false);
 }

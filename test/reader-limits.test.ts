@@ -1,0 +1,128 @@
+/** Grants on a real MinIO behind a counting, fault-injecting proxy: each allowance alone, and retries counted (§5.2). */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSource } from "../src/reader/index.js";
+import type { GrantLimits, LimitName, Source } from "../src/reader/index.js";
+import { S3Store } from "../src/store/s3-store.js";
+import { minio, uniquePrefix } from "./support/minio.js";
+import { startCountingProxy, type CountingProxy } from "./support/counting-proxy.js";
+import { spreadRecords, writeV1, type WrittenObject } from "./reader-fixtures.js";
+
+const H = 3_600_000;
+const BASE = Date.UTC(2026, 4, 10, 0, 0);
+const RANGE = { from: BASE, to: BASE + 4 * H };
+let proxy: CountingProxy;
+let store: S3Store;
+let prefix: string;
+let objects: WrittenObject[];
+const sources: Source[] = [];
+
+beforeAll(async () => {
+  proxy = await startCountingProxy(minio().endpoint);
+  const m = minio();
+  store = new S3Store({
+    bucket: m.bucket, region: m.region, endpoint: proxy.url, forcePathStyle: true,
+    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+  });
+  prefix = uniquePrefix("limits");
+  objects = await writeV1(store, prefix, spreadRecords(RANGE.from, RANGE.to, 200), 10); // 20 objects, 5 per hour
+});
+afterAll(async () => {
+  sources.forEach((s) => s.close());
+  store.close();
+  await proxy.close();
+});
+
+function source(): Source {
+  const s = createSource(store, { prefix, retryBackoffMs: 1 });
+  sources.push(s);
+  return s;
+}
+
+describe("§5.2 each allowance, alone, stops a grant at its limit and marks it partial", () => {
+  const objectSize = () => Math.max(...objects.map((o) => o.size));
+  const cases: { limit: Exclude<LimitName, "maxGrants">; value: () => number; stat: "records" | "decodedBytes" | "downloadedBytes" | "getRequests" | "listRequests"; exact: boolean }[] = [
+    { limit: "records", value: () => 25, stat: "records", exact: true },
+    { limit: "decodedBytes", value: () => 4_000, stat: "decodedBytes", exact: false },
+    { limit: "downloadBytes", value: () => Math.floor(objectSize() * 2.5), stat: "downloadedBytes", exact: false },
+    { limit: "getAttempts", value: () => 3, stat: "getRequests", exact: true },
+    { limit: "listAttempts", value: () => 2, stat: "listRequests", exact: true },
+  ];
+  for (const c of cases) {
+    it(`§5.2 ${c.limit} alone stops the grant (partial, stoppedBy ${c.limit}, never over the allowance)`, async () => {
+      proxy.reset();
+      const limit = c.value();
+      const r = await source().query({ ...RANGE, limits: { [c.limit]: limit } as Partial<GrantLimits> }).load();
+      expect(r).toMatchObject({ partial: true, complete: false });
+      expect(r.stats.stoppedBy).toBe(c.limit);
+      expect(r.stats[c.stat]).toBeLessThanOrEqual(limit);
+      if (c.exact) expect(r.stats[c.stat]).toBe(limit);
+      else expect(r.stats[c.stat]).toBeGreaterThan(limit / 2);
+      expect(r.cursor).not.toBeNull();
+      // The proxy agrees with the counters: attempts are real requests.
+      expect(proxy.count("list")).toBe(r.stats.listRequests);
+      expect(proxy.count("get")).toBe(r.stats.getRequests);
+      // the other allowances were not the limit
+      const full = await source().query(RANGE).load();
+      expect(full.complete).toBe(true);
+      expect(r.records.length).toBeLessThan(full.records.length);
+    });
+  }
+});
+
+describe("§5.2 retries count against the LIST and GET allowances", () => {
+  it("§5.2 503 SlowDown and a reset on LIST are retried and counted as LIST attempts", async () => {
+    proxy.reset();
+    proxy.addFault({ kind: "list", fault: "slowdown", times: 2 });
+    proxy.addFault({ kind: "list", fault: "reset", times: 1 });
+    const r = await source().query(RANGE).load();
+    expect(r.complete).toBe(true);
+    expect(r.records).toHaveLength(200);
+    expect(r.stats.listRequests).toBe(4 + 3);
+    expect(r.stats.retries).toBe(3);
+    expect(proxy.count("list")).toBe(7);
+  });
+
+  it("§5.2 500s and a body cut mid-stream on GET are retried, counted as GET attempts, and no record is duplicated", async () => {
+    proxy.reset();
+    proxy.addFault({ kind: "get", fault: "internal", times: 2 });
+    proxy.addFault({ kind: "get", fault: "cut-body", times: 1 });
+    const r = await source().query(RANGE).load();
+    expect(r.complete).toBe(true);
+    const seqs = r.records.map((x) => x.seq);
+    expect(new Set(seqs).size).toBe(200);
+    expect(seqs).toHaveLength(200);
+    expect(r.stats.getRequests).toBe(objects.length + 3);
+    expect(proxy.count("get")).toBe(objects.length + 3);
+  });
+
+  it("§5.2 retries that exhaust the allowance stop the grant: partial, stoppedBy the attempts, the last error reported", async () => {
+    proxy.reset();
+    proxy.addFault({ kind: "list", fault: "slowdown", times: 10 });
+    const r = await source().query({ ...RANGE, limits: { listAttempts: 3 } }).load();
+    expect(r).toMatchObject({ partial: true, records: [] });
+    expect(r.stats).toMatchObject({ listRequests: 3, stoppedBy: "listAttempts" });
+    expect(r.lastError).toMatch(/SlowDown/);
+
+    proxy.reset();
+    proxy.addFault({ kind: "get", fault: "internal", times: 10 });
+    const g = await source().query({ ...RANGE, limits: { getAttempts: 4 } }).load();
+    expect(g.stats).toMatchObject({ getRequests: 4, stoppedBy: "getAttempts", partial: true });
+    expect(g.records).toHaveLength(0);
+    expect(g.lastError).toMatch(/InternalError/);
+  });
+
+  it("§5.2 a permanent error (wrong secret) fails the load with a specific message and a doctor hint, without the secret", async () => {
+    const m = minio();
+    const bad = new S3Store({
+      bucket: m.bucket, region: m.region, endpoint: proxy.url, forcePathStyle: true,
+      credentials: { accessKeyId: m.accessKeyId, secretAccessKey: "not-the-secret-123" },
+    });
+    const s = createSource(bad, { prefix });
+    const err = (await s.query(RANGE).load().then(() => new Error("loaded"), (e: unknown) => e)) as Error & { hint?: string; code?: string };
+    bad.close();
+    expect(err).toMatchObject({ code: "storage" });
+    expect(err.message).toMatch(/access denied/);
+    expect(err.hint).toMatch(/stowage doctor/);
+    expect(err.message).not.toContain("not-the-secret-123");
+  });
+});
