@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { encodeBatch, encodeBatchAsync } from "./encoder.js";
+import { encodeBatch, encodeBatchAsync, encodeV1Object, encodeV1ObjectAsync } from "./encoder.js";
+import { parseObjectKey } from "./object-key.js";
 
 const lines = ['{"message":"a"}', '{"message":"é ünïcode 😀"}', '{"message":"c"}'];
 const batch = { lines, minMs: 100, maxMs: 300 };
@@ -33,5 +34,34 @@ describe("gzip NDJSON encoder", () => {
 
   it("§3.4 an empty batch is refused (no empty objects)", () => {
     expect(() => encodeBatch({ lines: [], minMs: 0, maxMs: 0 })).toThrow(/empty batch/);
+  });
+
+  it("§3.4 a complete v1 object: key from min/max, metadata matching the body", async () => {
+    const h = Date.UTC(2026, 2, 1, 10);
+    const obj = await encodeV1ObjectAsync(
+      { lines, minMs: h + 5, maxMs: h + 9 },
+      { prefix: "/logs/" },
+    );
+    expect(parseObjectKey(obj.key, "logs")).toEqual({
+      hourMs: h,
+      minMs: h + 5,
+      maxMs: h + 9,
+      batchId: obj.batchId,
+    });
+    expect(obj.metadata).toEqual({
+      "stowage-format": "1",
+      "min-ms": String(h + 5),
+      "max-ms": String(h + 9),
+      records: "3",
+      "decoded-bytes": String(gunzipSync(obj.body).length),
+    });
+    const again = encodeV1Object(
+      { lines, minMs: h + 5, maxMs: h + 9 },
+      { prefix: "logs", batchId: obj.batchId },
+    );
+    expect(again.key).toBe(obj.key);
+    expect(() => encodeV1Object({ lines, minMs: h - 1, maxMs: h }, { prefix: "" })).toThrow(
+      /different UTC hours/,
+    );
   });
 });
