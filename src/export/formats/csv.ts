@@ -27,7 +27,7 @@ export function csvField(kind: ColumnKind): (v: unknown) => string {
     case "decimal":
       return (v) => v as string;
     case "bytes":
-      return (v) => Buffer.from(v as Uint8Array).toString("base64");
+      return (v) => csvQuote(Buffer.from(v as Uint8Array).toString("base64")); // empty bytes stay `""`, not NULL
     case "timestamp":
       return (v) => formatTimestamp(v as bigint, false);
     case "timestamptz":

@@ -1,0 +1,98 @@
+/**
+ * Chunked mode: the numeric `chunk_column` range [min, max] is cut into
+ * `chunk_size` ranges plus one chunk for NULLs, and `parallel` workers (each with
+ * its own connection) export chunks as they claim them. Every row falls in exactly
+ * one range (`>= lo AND < hi`, or `IS NULL`); empty chunks write no object.
+ */
+import { StowageError } from "../shared/errors.js";
+import type { Manifest } from "./manifest.js";
+import type { RunContext } from "./runner.js";
+import type { PartRecord } from "./rotating-output.js";
+import type { ColumnSpec, QueryParam, Source } from "./sources/source.js";
+
+interface Chunk {
+  n: number;
+  lo?: bigint;
+  hi?: bigint;
+}
+
+function toBigInt(v: unknown, column: string): bigint | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "bigint") return v;
+  if (typeof v === "number" && Number.isInteger(v)) return BigInt(v);
+  if (typeof v === "string" && /^-?\d+(\.0*)?$/.test(v)) return BigInt(v.replace(/\.0*$/, ""));
+  throw new StowageError("config", `chunk_column "${column}" holds ${String(v)}; chunked mode needs an integer column`, {
+    hint: "chunk on an integer key such as the primary key",
+  });
+}
+
+async function bounds(ctx: RunContext, source: Source): Promise<[bigint | null, bigint | null]> {
+  const col = source.quoteIdent(ctx.exp.chunkColumn!);
+  const sql = `SELECT MIN(${col}) AS lo, MAX(${col}) AS hi FROM (${ctx.baseSql(source)}) AS stowage_q`;
+  const stream = await source.query(sql, [], { batchSize: 1, ...(ctx.options.signal ? { signal: ctx.options.signal } : {}) });
+  let row: unknown[] = [null, null];
+  for await (const batch of stream) row = batch[0] ?? row;
+  return [toBigInt(row[0], ctx.exp.chunkColumn!), toBigInt(row[1], ctx.exp.chunkColumn!)];
+}
+
+/** Runs every chunk; resolves with the parts in chunk order. */
+export async function runChunked(ctx: RunContext): Promise<{ parts: PartRecord[]; columns: ColumnSpec[]; chunks: Manifest["chunks"] }> {
+  const { exp, options } = ctx;
+  const size = BigInt(exp.chunkSize!);
+  const first = await options.openSource();
+  const sources: Source[] = [first];
+  try {
+    const [min, max] = await bounds(ctx, first);
+    const list: Chunk[] = [];
+    if (min !== null && max !== null) {
+      for (let lo = min, n = 1; lo <= max; lo += size, n++) list.push({ n, lo, hi: lo + size });
+    }
+    list.push({ n: list.length + 1 }); // NULLs
+    let columns: ColumnSpec[] | undefined;
+    let next = 0;
+    const parts: PartRecord[] = [];
+    const worker = async (source: Source) => {
+      try {
+        for (let i = next++; i < list.length; i = next++) {
+          const got = await exportChunk(ctx, source, list[i]!);
+          columns ??= got.columns;
+          parts.push(...got.parts);
+        }
+      } catch (err) {
+        next = list.length; // the other workers stop after their current chunk
+        throw err;
+      }
+    };
+    const workers = Math.min(exp.parallel, list.length);
+    for (let w = 1; w < workers; w++) sources.push(await options.openSource());
+    const results = await Promise.allSettled(sources.map(worker));
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+    parts.sort((a, b) => (a.chunk ?? 0) - (b.chunk ?? 0)); // stable: a chunk's parts stay in order
+    const chunks = { column: exp.chunkColumn!, size: exp.chunkSize!, parallel: exp.parallel, min: min?.toString() ?? null, max: max?.toString() ?? null, count: list.length };
+    return { parts, columns: columns ?? [], chunks };
+  } finally {
+    await Promise.allSettled(sources.map((s) => s.close()));
+  }
+}
+
+async function exportChunk(ctx: RunContext, source: Source, chunk: Chunk): Promise<{ parts: PartRecord[]; columns: ColumnSpec[] }> {
+  const col = source.quoteIdent(ctx.exp.chunkColumn!);
+  const params: QueryParam[] = [];
+  let where = `${col} IS NULL`;
+  if (chunk.lo !== undefined) {
+    where = `${col} >= ${source.placeholder(1, "int64")} AND ${col} < ${source.placeholder(2, "int64")}`;
+    params.push(chunk.lo, chunk.hi!);
+  }
+  const sql = `SELECT * FROM (${ctx.baseSql(source)}) AS stowage_q WHERE ${where}`;
+  const { tuning, signal } = ctx.options;
+  const stream = await source.query(sql, params, { batchSize: tuning.batchSize, ...(signal ? { signal } : {}) });
+  const split = ctx.exp.maxFileBytes !== undefined;
+  const out = ctx.output(stream.columns, (n) => ctx.keys.chunk(chunk.n, n, split), chunk.n);
+  for await (const batch of stream) {
+    await out.write(batch);
+    ctx.progress.rows += batch.length;
+    ctx.report();
+  }
+  return { parts: await out.finish(false), columns: stream.columns };
+}

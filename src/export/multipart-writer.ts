@@ -1,0 +1,177 @@
+/**
+ * Streams one object into the store: bytes are cut into `partSize` parts that
+ * upload while later bytes are still being encoded; an object smaller than one
+ * part is a single PUT. SHA-256 and byte count are computed on the way through.
+ *
+ * Invariants:
+ * - at most `queueSize` parts are in flight; `write` waits (backpressure) before
+ *   starting another, so buffered bytes ≤ queueSize × partSize + partSize + one chunk;
+ * - S3 allows 10,000 parts: `full` turns true at `maxParts × partSize` bytes so the
+ *   caller rotates to a new object before the limit;
+ * - after any failure, `abort()` (called by the owner) aborts the multipart upload;
+ *   nothing is completed unless `complete()` succeeded.
+ */
+import { createHash, type Hash } from "node:crypto";
+import { StowageError } from "../shared/errors.js";
+import type { MultipartUpload, ObjectStore } from "../store/object-store.js";
+import type { ByteSink } from "./formats/format.js";
+import { withRetry } from "./retry.js";
+
+export interface MultipartWriterOptions {
+  /** Bytes per part (S3: ≥ 5 MiB). Default 8 MiB. */
+  partSize?: number;
+  /** Parts uploading at once. Default 4. */
+  queueSize?: number;
+  /** Part-count ceiling (S3: 10,000). */
+  maxParts?: number;
+  contentType?: string;
+  maxAttempts?: number;
+  signal?: AbortSignal;
+}
+
+export interface WrittenObject {
+  key: string;
+  bytes: number;
+  sha256: string;
+  etag: string;
+}
+
+export const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
+export const DEFAULT_QUEUE_SIZE = 4;
+
+/**
+ * @example
+ * const w = new MultipartWriter(store, "exports/orders_20250101_000000_000.csv", {});
+ * await w.write(bytes); const done = await w.complete(); // {key, bytes, sha256, etag}
+ */
+export class MultipartWriter implements ByteSink {
+  readonly partSize: number;
+  readonly queueSize: number;
+  private readonly maxParts: number;
+  private readonly hash: Hash = createHash("sha256");
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  private upload: MultipartUpload | undefined;
+  private uploadStarting: Promise<MultipartUpload> | undefined;
+  private readonly parts: { partNumber: number; etag: string }[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private inFlightBytes = 0;
+  private failure: unknown;
+  private finished = false;
+  bytes = 0;
+  peakBufferedBytes = 0;
+
+  constructor(
+    private readonly store: ObjectStore,
+    readonly key: string,
+    private readonly options: MultipartWriterOptions = {},
+  ) {
+    this.partSize = options.partSize ?? DEFAULT_PART_SIZE;
+    this.queueSize = Math.max(1, options.queueSize ?? DEFAULT_QUEUE_SIZE);
+    this.maxParts = options.maxParts ?? 10_000;
+  }
+
+  /** Bytes held in memory: the part being filled plus parts uploading. */
+  get bufferedBytes(): number {
+    return this.pendingBytes + this.inFlightBytes;
+  }
+
+  /** True when one more part would pass the part-count ceiling: rotate to a new object. */
+  get full(): boolean {
+    return this.bytes >= (this.maxParts - 1) * this.partSize;
+  }
+
+  /** Multipart upload id, once one was started (for crash diagnostics). */
+  get uploadId(): string | undefined {
+    return this.upload?.uploadId;
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.finished) throw new StowageError("internal", `write after complete/abort on ${this.key}`);
+    if (chunk.length === 0) return;
+    this.hash.update(chunk);
+    this.bytes += chunk.length;
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    this.note();
+    while (this.pendingBytes >= this.partSize) {
+      while (this.inFlight.size >= this.queueSize) await Promise.race(this.inFlight);
+      if (this.failure) throw this.failure;
+      this.startPart(this.take(this.partSize));
+    }
+  }
+
+  /** Uploads what is left and completes the object (a single PUT if no part was started). */
+  async complete(): Promise<WrittenObject> {
+    if (this.failure) throw this.failure;
+    this.finished = true;
+    const sha256 = this.hash.digest("hex");
+    const opts = { maxAttempts: this.options.maxAttempts, signal: this.options.signal };
+    if (!this.uploadStarting) {
+      const body = this.take(this.pendingBytes);
+      const put = { ...(this.options.contentType ? { contentType: this.options.contentType } : {}), ...(this.options.signal ? { signal: this.options.signal } : {}) };
+      const res = await withRetry(() => this.store.put(this.key, body, put), opts);
+      return { key: this.key, bytes: this.bytes, sha256, etag: res.etag };
+    }
+    if (this.pendingBytes > 0 || this.parts.length + this.inFlight.size === 0) this.startPart(this.take(this.pendingBytes));
+    await Promise.all(this.inFlight);
+    if (this.failure) throw this.failure;
+    const upload = await this.uploadStarting;
+    const parts = [...this.parts].sort((a, b) => a.partNumber - b.partNumber);
+    const signal = this.options.signal ? { signal: this.options.signal } : {};
+    const res = await withRetry(() => this.store.completeMultipart(upload, parts, signal), opts);
+    this.upload = undefined;
+    return { key: this.key, bytes: this.bytes, sha256, etag: res.etag };
+  }
+
+  /** Aborts the multipart upload (if any) and drops buffered bytes. Never throws. */
+  async abort(): Promise<void> {
+    this.finished = true;
+    this.failure ??= new StowageError("aborted", `upload of ${this.key} was aborted`);
+    this.pending = [];
+    this.pendingBytes = 0;
+    await Promise.allSettled(this.inFlight);
+    const upload = await this.uploadStarting?.catch(() => undefined);
+    if (upload) await this.store.abortMultipart(upload).catch(() => undefined);
+    this.upload = undefined;
+  }
+
+  private take(n: number): Uint8Array {
+    const out = Buffer.concat(this.pending, this.pendingBytes);
+    const part = out.subarray(0, n);
+    const rest = out.subarray(n);
+    this.pending = rest.length ? [rest] : [];
+    this.pendingBytes = rest.length;
+    return part;
+  }
+
+  private startPart(body: Uint8Array): void {
+    const partNumber = this.parts.length + this.inFlight.size + 1;
+    if (partNumber > this.maxParts) throw new StowageError("internal", `${this.key}: more than ${this.maxParts} parts; rotate earlier`);
+    const opts = { maxAttempts: this.options.maxAttempts, signal: this.options.signal };
+    const signal = this.options.signal ? { signal: this.options.signal } : {};
+    this.uploadStarting ??= withRetry(
+      () => this.store.startMultipart(this.key, { ...(this.options.contentType ? { contentType: this.options.contentType } : {}), ...signal }),
+      opts,
+    ).then((u) => (this.upload = u));
+    this.inFlightBytes += body.length;
+    const task: Promise<void> = this.uploadStarting
+      .then((upload) => withRetry(() => this.store.uploadPart(upload, partNumber, body, signal), opts))
+      .then(
+        ({ etag }) => void this.parts.push({ partNumber, etag }),
+        (err: unknown) => void (this.failure ??= err),
+      )
+      .finally(() => {
+        this.inFlight.delete(task);
+        this.inFlightBytes -= body.length;
+      });
+    this.inFlight.add(task);
+    this.note();
+  }
+
+  private note(): void {
+    const b = this.bufferedBytes;
+    if (b > this.peakBufferedBytes) this.peakBufferedBytes = b;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * `validate` (SPEC §7.2): checks a finished export against its manifest.
+ * Metadata depth: `_SUCCESS` holds the SHA-256 of `manifest.json`, the immutable
+ * `manifest-<run_id>.json` matches it, and every listed part exists with its
+ * size. Full depth also re-downloads every part and re-hashes it.
+ * Integrity problems are returned; a store that cannot be read throws.
+ */
+import { createHash } from "node:crypto";
+import { isStowageError } from "../shared/errors.js";
+import type { ObjectStore } from "../store/object-store.js";
+import type { ResolvedExport } from "./config.js";
+import { parseManifest, parseSuccess, sha256Hex, type Manifest } from "./manifest.js";
+import { join, resolvePrefix, stamp } from "./naming.js";
+
+export type ValidateDepth = "metadata" | "full";
+
+export interface ValidateResult {
+  export: string;
+  ok: boolean;
+  /** ok · incomplete (no `_SUCCESS`: a run did not finish, or none ran) · corrupt (a check failed). */
+  status: "ok" | "incomplete" | "corrupt";
+  depth: ValidateDepth;
+  prefix: string;
+  runId?: string;
+  parts: number;
+  rows: number;
+  bytes: number;
+  problems: string[];
+}
+
+async function readAll(store: ObjectStore, key: string, signal?: AbortSignal): Promise<Buffer | undefined> {
+  try {
+    const res = await store.get(key, signal ? { signal } : {});
+    const chunks: Buffer[] = [];
+    for await (const c of res.body) chunks.push(c as Buffer);
+    return Buffer.concat(chunks);
+  } catch (err) {
+    if (isStowageError(err, "not-found")) return undefined;
+    throw err;
+  }
+}
+
+async function hashObject(store: ObjectStore, key: string, signal?: AbortSignal): Promise<{ sha256: string; bytes: number } | undefined> {
+  try {
+    const res = await store.get(key, signal ? { signal } : {});
+    const h = createHash("sha256");
+    let bytes = 0;
+    for await (const c of res.body) {
+      h.update(c as Buffer);
+      bytes += (c as Buffer).length;
+    }
+    return { sha256: h.digest("hex"), bytes };
+  } catch (err) {
+    if (isStowageError(err, "not-found")) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * @example const r = await validateExport(exp, { store, depth: "full" }); r.status // "ok"
+ */
+export async function validateExport(
+  exp: ResolvedExport,
+  options: { store: ObjectStore; depth?: ValidateDepth; date?: Date; signal?: AbortSignal; concurrency?: number },
+): Promise<ValidateResult> {
+  const { store, signal } = options;
+  const depth = options.depth ?? "metadata";
+  const prefix = resolvePrefix(exp.prefixTemplate, exp.name, stamp(options.date ?? new Date()).date);
+  const result: ValidateResult = { export: exp.name, ok: false, status: "corrupt", depth, prefix, parts: 0, rows: 0, bytes: 0, problems: [] };
+  const success = await readAll(store, join(prefix, "_SUCCESS"), signal);
+  const manifestBytes = await readAll(store, join(prefix, "manifest.json"), signal);
+  if (!success) {
+    result.status = "incomplete";
+    result.problems.push(
+      manifestBytes
+        ? `no _SUCCESS under ${prefix || "(bucket root)"}: a run started after the last manifest and did not finish (or is still running)`
+        : `no _SUCCESS and no manifest.json under ${prefix || "(bucket root)"}: no run of this export has completed`,
+    );
+    return result;
+  }
+  if (!manifestBytes) {
+    result.problems.push("_SUCCESS exists but manifest.json is missing");
+    return result;
+  }
+  const vouched = parseSuccess(success);
+  const actual = sha256Hex(manifestBytes);
+  if (vouched !== actual) {
+    result.problems.push(vouched ? `manifest.json has SHA-256 ${actual} but _SUCCESS vouches for ${vouched}` : "_SUCCESS does not hold a SHA-256 (not written by stowage?)");
+    return result;
+  }
+  let manifest: Manifest;
+  try {
+    manifest = parseManifest(manifestBytes, join(prefix, "manifest.json"));
+  } catch (err) {
+    result.problems.push((err as Error).message);
+    return result;
+  }
+  Object.assign(result, { runId: manifest.run_id, parts: manifest.parts.length, rows: manifest.totals?.rows ?? 0, bytes: manifest.totals?.bytes ?? 0 });
+  const runCopy = await readAll(store, join(prefix, `manifest-${manifest.run_id}.json`), signal);
+  if (!runCopy) result.problems.push(`manifest-${manifest.run_id}.json is missing`);
+  else if (sha256Hex(runCopy) !== actual) result.problems.push(`manifest-${manifest.run_id}.json differs from manifest.json`);
+  const sums = manifest.parts.reduce((a, p) => ({ rows: a.rows + p.rows, bytes: a.bytes + p.bytes }), { rows: 0, bytes: 0 });
+  if (manifest.totals && (sums.rows !== manifest.totals.rows || sums.bytes !== manifest.totals.bytes)) {
+    result.problems.push(`manifest totals (${manifest.totals.rows} rows, ${manifest.totals.bytes} bytes) differ from the sum of its parts`);
+  }
+  await eachLimited(manifest.parts, options.concurrency ?? 8, async (part) => {
+    if (depth === "full") {
+      const got = await hashObject(store, part.path, signal);
+      if (!got) result.problems.push(`part ${part.path} is missing`);
+      else if (got.bytes !== part.bytes) result.problems.push(`part ${part.path} has ${got.bytes} bytes; the manifest says ${part.bytes}`);
+      else if (got.sha256 !== part.sha256) result.problems.push(`part ${part.path} has SHA-256 ${got.sha256}; the manifest says ${part.sha256}`);
+      return;
+    }
+    try {
+      const info = await store.head(part.path, signal ? { signal } : {});
+      if (info.size !== part.bytes) result.problems.push(`part ${part.path} has ${info.size} bytes; the manifest says ${part.bytes}`);
+    } catch (err) {
+      if (!isStowageError(err, "not-found")) throw err;
+      result.problems.push(`part ${part.path} is missing`);
+    }
+  });
+  result.ok = result.problems.length === 0;
+  result.status = result.ok ? "ok" : "corrupt";
+  return result;
+}
+
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  const run = async () => {
+    while (i < items.length) await fn(items[i++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+}
