@@ -95,9 +95,10 @@ function describe(iss: Issue, base: ConfigPath, origins: KeyOrigins, where: stri
     case "invalid_union":
       return describeUnion(iss, path, origins, where, at);
     case "too_small":
-      return [`\`${at}\` must be ${iss.origin === "string" ? "non-empty" : `at least ${String(iss.minimum)}`}`];
+      if (iss.origin === "string") return [`\`${at}\` must not be empty`];
+      return [`\`${at}\` must be ${iss.inclusive === false ? "greater than" : "at least"} ${String(iss.minimum)}`];
     case "too_big":
-      return [`\`${at}\` must be at most ${String(iss.maximum)}`];
+      return [`\`${at}\` must be ${iss.inclusive === false ? "less than" : "at most"} ${String(iss.maximum)}`];
     default:
       return [`\`${at}\` ${iss.message}`];
   }

@@ -1,8 +1,8 @@
 /**
  * The endpoint policy (SPEC §2.3) as the store layer sees it. The rules live in
  * config/endpoint-policy.ts because they are applied when a destination is
- * resolved (config load) and config/ may not import store/ (DESIGN.md
- * dependency direction); openStore applies them again before any request.
+ * resolved (config load), and config/ may not import store/ (DESIGN.md
+ * dependency direction).
  */
 export {
   checkEndpoint,
