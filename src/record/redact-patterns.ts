@@ -18,8 +18,9 @@ const PRECHECK = /[Bb]earer|BEARER|eyJ|A[KS]IA|PRIVATE KEY|:\/\/|[2-6]\d{3}[ -]?
 
 const PEM =
   /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)/g;
-// userinfo ends at the LAST "@" before the path/query/fragment (passwords may contain a raw "@")
-const URL_CREDENTIALS = /\b([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s:@/?#]*:[^\s/?#]*@/g;
+// userinfo ends at the LAST "@" before the path/query/fragment (passwords may contain a raw "@");
+// every run is bounded so a hostile string cannot make the scan quadratic
+const URL_CREDENTIALS = /\b([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)[^\s:@/?#]{0,256}:[^\s/?#]{0,1024}@/g;
 const BEARER = /\b(?:[Bb]earer|BEARER)\s+[A-Za-z0-9\-._~+/]{8,}=*/g;
 const JWT = /\beyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
 const AWS_KEY = /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g;

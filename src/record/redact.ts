@@ -62,6 +62,7 @@ export const DEFAULT_REDACT_KEYS: readonly string[] = Object.freeze([
 ]);
 
 const KEY_CACHE_MAX = 4096;
+const KEY_CACHE_MAX_LENGTH = 256;
 
 /**
  * `accessToken`, `access-token`, `ACCESS_TOKEN`, `AccessToken` → `access token`.
@@ -95,6 +96,7 @@ export function createKeyMatcher(keys: readonly string[]): (key: string) => bool
     return false;
   };
   return (key) => {
+    if (key.length > KEY_CACHE_MAX_LENGTH) return decide(key); // never cache huge keys
     let hit = cache.get(key);
     if (hit === undefined) {
       if (cache.size >= KEY_CACHE_MAX) cache.clear();

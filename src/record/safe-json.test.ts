@@ -90,6 +90,10 @@ describe("safe serialisation rules", () => {
   it("§3.1 lone surrogates are replaced by U+FFFD; pairs survive", () => {
     expect(line({ s: "a\uD800b\uDC00c😀" })).toEqual({ s: "a\uFFFDb\uFFFDc😀" });
     expect(JSON.parse(serializeRecord({ ...base, message: "\uDFFF" })).message).toBe("\uFFFD");
+    expect(line({ ["k\uD800"]: 1, ["x".repeat(2000)]: 2 })).toEqual({
+      "k\uFFFD": 1,
+      [`${"x".repeat(1024)}…`]: 2,
+    });
   });
 
   it("§3.1 __proto__ keys stay plain data and pollute nothing", () => {
@@ -244,8 +248,8 @@ function hostileValues(): unknown[] {
       throw new Error("idx");
     },
   });
-  const manyKeys = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]));
-  const bigArr = new Array(100_000).fill("x");
+  const manyKeys = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`k${i}`, i]));
+  const bigArr = new Array(5_000).fill("x");
   return [
     throwAll,
     revoked,
@@ -282,6 +286,7 @@ function hostileValues(): unknown[] {
     "a\uD83D",
     JSON.parse('{"__proto__":{"isAdmin":true}}'),
     { ["__proto__"]: 1 },
+    { ["\uD800"]: "lone key", ["a\uDC00"]: { ["\uD83D"]: new Map([["\uDFFF", 1]]) } },
     Object.create(null),
     new WeakMap(),
     Promise.resolve(1),
@@ -322,7 +327,7 @@ describe("§3.1 serialisation never throws", () => {
       { maxDepth: 100_000, maxArrayLength: 1e9, maxObjectKeys: 1e9, redact },
     ];
     let lines = 0;
-    for (let i = 0; i < 3000; i++) {
+    for (let i = 0; i < 2000; i++) {
       const combo: Record<string, unknown> = {};
       for (let k = 0; k < 3; k++) combo[`k${k}`] = pick();
       const rec = {
@@ -340,7 +345,7 @@ describe("§3.1 serialisation never throws", () => {
       if (!allWellFormed(parsed)) throw new Error(`ill-formed string in record ${i}`);
       lines++;
     }
-    expect(lines).toBe(3000);
+    expect(lines).toBe(2000);
     expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
   });
 

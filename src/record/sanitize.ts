@@ -14,7 +14,6 @@ import {
   setOwn,
   UNSERIALIZABLE,
   walkString,
-  wellFormed,
   type SanitizeOptions,
   type WalkContext,
 } from "./walk-context.js";
@@ -222,7 +221,7 @@ function walkMap(
       setOwn(out, "…", `[+${m.size - ctx.maxKeys} more keys]`);
       break;
     }
-    const key = wellFormed(String(k));
+    const key = String(k);
     const r = walkMember(key, v, depth + 1, ctx, states);
     if (r !== undefined) setOwn(out, key, r);
   }

@@ -40,6 +40,9 @@ export const CIRCULAR = "[Circular]";
 export const UNSERIALIZABLE = "[Unserializable]";
 export const MAX_DEPTH = "[MaxDepth]";
 
+/** Object keys longer than this are cut (and end with "…"). */
+export const MAX_KEY_LENGTH = 1024;
+
 /** Extra characters scanned for secrets past the cut, so a token straddling it is still caught. */
 const REDACT_SLACK = 4096;
 
@@ -102,13 +105,15 @@ export function walkString(s: string, ctx: WalkContext): string {
 }
 
 /** Sets an own enumerable data property, `__proto__` included, without touching the prototype. */
-export function setOwn(out: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === "__proto__")
+export function setOwn(out: Record<string, unknown>, key: string, v: unknown): void {
+  let k = key.length > MAX_KEY_LENGTH ? `${key.slice(0, MAX_KEY_LENGTH)}…` : key;
+  k = wellFormed(k);
+  if (k === "__proto__") {
     Object.defineProperty(out, k, {
       value: v,
       enumerable: true,
       writable: true,
       configurable: true,
     });
-  else out[k] = v;
+  } else out[k] = v;
 }
