@@ -1,14 +1,188 @@
-/** `stowage logs` — not yet available in this build. */
+/**
+ * `stowage logs` (SPEC §5.6): the bounded reader in the terminal. Pretty lines
+ * or NDJSON (`--json`) on stdout, one stats line (and skipped objects) on stderr;
+ * `--more N` spends up to N further grants. Exit 2 on a bad range or usage,
+ * 1 when storage fails (with what to do next).
+ */
 import type { Command } from "commander";
+import { LEVEL_ALIASES, LEVEL_VALUES, parseLevel, type Level } from "../../record/levels.js";
+import { StowageError } from "../../shared/errors.js";
+import { formatBytes, parseBytes } from "../../shared/bytes.js";
+import type { LoadResult, LogRecordLike } from "../../reader/index.js";
 import type { CliIo, SetExitCode } from "../io.js";
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+const num = (n: number) => n.toLocaleString("en-US");
+
+interface LogsOptions {
+  source: string;
+  from: string;
+  to: string;
+  region?: string;
+  endpoint?: string;
+  forcePathStyle?: boolean;
+  profile?: string;
+  accessKeyEnv?: string;
+  secretKeyEnv?: string;
+  sessionTokenEnv?: string;
+  trustEndpoint: string[];
+  level?: string;
+  grep?: string;
+  where: string[];
+  json?: boolean;
+  more: string;
+  limit: string[];
+}
 
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
   program
     .command("logs")
-    .description("(logs: not yet available)")
-    .allowUnknownOption()
-    .action(() => {
-      io.err("stowage logs: not yet available in this build.\n");
-      setExit(1);
+    .description("read logs back from s3://bucket/prefix or file:///dir under a hard per-grant budget")
+    .requiredOption("--source <url>", "s3://bucket/prefix, or file:///dir (the directory holding v1/)")
+    .option("--from <time>", "start: ISO-8601, epoch ms, now, or a duration ago (30m, 2h, 7d)", "1h")
+    .option("--to <time>", "end, exclusive (same forms)", "now")
+    .option("--region <region>", "S3 region")
+    .option("--endpoint <url>", "S3-compatible endpoint (endpoint policy applies)")
+    .option("--force-path-style", "path-style S3 URLs (MinIO)")
+    .option("--profile <name>", "AWS shared config profile")
+    .option("--access-key-env <NAME>", "environment variable holding the access key id")
+    .option("--secret-key-env <NAME>", "environment variable holding the secret access key")
+    .option("--session-token-env <NAME>", "environment variable holding a session token")
+    .option("--trust-endpoint <host>", "trust this endpoint host for this run (repeatable)", collect, [])
+    .option("--level <level>", "minimum level (trace … critical)")
+    .option("--grep <text>", "case-insensitive text anywhere in the record")
+    .option("--where <field=value>", "field equals value; dotted paths like data.route (repeatable)", collect, [])
+    .option("--json", "NDJSON on stdout")
+    .option("--more <n>", "spend up to N more grants after the first", "0")
+    .option("--limit <name=value>", "override a per-grant allowance, e.g. records=50000, downloadBytes=32MiB (repeatable)", collect, [])
+    .action(async (opts: LogsOptions) => {
+      const { openSource, parseTimeArg } = await import("../../reader/index.js");
+      const now = Date.now();
+      const from = parseTimeArg(opts.from, now, "--from");
+      const to = parseTimeArg(opts.to, now, "--to");
+      const more = Number(opts.more);
+      if (!Number.isInteger(more) || more < 0) throw new StowageError("usage", `--more must be a whole number of grants (0 or more), got "${opts.more}"`);
+      const filter = buildFilter(opts);
+      const limits = parseLimits(opts.limit);
+      const source = openSource(opts.source, {
+        ...(opts.region ? { region: opts.region } : {}),
+        ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
+        ...(opts.forcePathStyle ? { forcePathStyle: true } : {}),
+        ...(opts.profile ? { profile: opts.profile } : {}),
+        ...(opts.accessKeyEnv ? { accessKeyEnv: opts.accessKeyEnv } : {}),
+        ...(opts.secretKeyEnv ? { secretKeyEnv: opts.secretKeyEnv } : {}),
+        ...(opts.sessionTokenEnv ? { sessionTokenEnv: opts.sessionTokenEnv } : {}),
+        trustedHosts: opts.trustEndpoint,
+        env: io.env,
+        cwd: io.cwd,
+      });
+      try {
+        const session = source.query({ from, to, limits, ...(filter ? { filter } : {}) });
+        let result = await session.load();
+        print(io, result, opts.json === true);
+        for (let i = 0; i < more && result.partial && result.stats.grantsUsed < result.stats.maxGrants; i++) {
+          result = await session.more();
+          print(io, result, opts.json === true);
+        }
+        io.err(statsLine(result, more));
+        if (result.lastError && (result.stats.stoppedBy === "listAttempts" || result.stats.stoppedBy === "getAttempts")) {
+          io.err(`stowage logs: storage kept failing (${result.lastError}); the output above is incomplete. Retry later, or run \`stowage doctor\`.\n`);
+          setExit(1);
+        }
+      } finally {
+        source.close();
+      }
     });
+}
+
+const BYTE_LIMITS = new Set(["downloadBytes", "decodedBytes"]);
+
+/** `--limit records=500` → `{ records: 500 }`; byte allowances take sizes like 32MiB. */
+function parseLimits(given: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of given) {
+    const m = /^([A-Za-z]+)=(.+)$/.exec(item.trim());
+    if (!m) throw new StowageError("usage", `--limit "${item}" must look like name=value, e.g. records=50000`);
+    const [, name, value] = m as unknown as [string, string, string];
+    try {
+      out[name] = BYTE_LIMITS.has(name) ? parseBytes(value, `--limit ${name}`) : Number(value);
+    } catch (err) {
+      throw new StowageError("usage", (err as Error).message);
+    }
+  }
+  return out;
+}
+
+function buildFilter(opts: LogsOptions): ((r: LogRecordLike) => boolean) | undefined {
+  const tests: ((r: LogRecordLike) => boolean)[] = [];
+  if (opts.level !== undefined) {
+    let min: Level;
+    try {
+      min = parseLevel(opts.level, "--level");
+    } catch (err) {
+      throw new StowageError("usage", (err as Error).message);
+    }
+    tests.push((r) => {
+      const name = String(r.level ?? "").toLowerCase();
+      const level = (Object.hasOwn(LEVEL_VALUES, name) ? name : LEVEL_ALIASES[name]) as Level | undefined;
+      return level !== undefined && LEVEL_VALUES[level] >= LEVEL_VALUES[min];
+    });
+  }
+  if (opts.grep) {
+    const needle = opts.grep.toLowerCase();
+    tests.push((r) => JSON.stringify(r).toLowerCase().includes(needle));
+  }
+  for (const w of opts.where) {
+    const eq = w.indexOf("=");
+    if (eq <= 0) throw new StowageError("usage", `--where "${w}" must look like field=value (dotted paths allowed: data.route=/orders)`);
+    const path = w.slice(0, eq).split(".");
+    const want = w.slice(eq + 1);
+    tests.push((r) => {
+      const v = path.reduce<unknown>((o, k) => (o !== null && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), r);
+      return v !== undefined && (typeof v === "object" ? JSON.stringify(v) : String(v)) === want;
+    });
+  }
+  return tests.length ? (r) => tests.every((t) => t(r)) : undefined;
+}
+
+/** Newest first within a grant (objects of different writers overlap in time). */
+function print(io: CliIo, result: LoadResult, json: boolean): void {
+  const records = [...result.records].sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0));
+  let out = "";
+  for (const r of records) out += json ? `${JSON.stringify(r)}\n` : `${pretty(r)}\n`;
+  if (out) io.out(out);
+  for (const s of result.skipped.slice(0, 5)) io.err(`stowage logs: skipped ${s.key}: ${s.reason} (${s.detail})\n`);
+  if (result.skipped.length > 5) io.err(`stowage logs: … and ${result.skipped.length - 5} more skipped objects\n`);
+}
+
+const SHOWN = ["service", "caller", "traceId"] as const;
+
+function pretty(r: LogRecordLike): string {
+  const parts = [String(r.timestamp), String(r.level ?? "").toUpperCase().padEnd(8), String(r.message ?? "")];
+  for (const k of SHOWN) if (r[k] !== undefined) parts.push(`${k}=${short(r[k])}`);
+  if (r.error) parts.push(`error=${short(`${r.error.name ?? "Error"}: ${r.error.message ?? ""}`)}`);
+  if (r.data !== null && typeof r.data === "object" && !Array.isArray(r.data)) {
+    for (const [k, v] of Object.entries(r.data as Record<string, unknown>).slice(0, 4)) parts.push(`${k}=${short(v)}`);
+  } else if (r.data !== undefined) parts.push(`data=${short(r.data)}`);
+  return parts.join("  ");
+}
+
+function short(v: unknown): string {
+  const s = typeof v === "string" ? v : JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+function statsLine(result: LoadResult, more: number): string {
+  const s = result.stats;
+  const shown = s.recordsReturned ?? result.records.length;
+  const state = result.complete
+    ? "complete"
+    : s.stoppedBy === "maxGrants" || s.grantsUsed >= s.maxGrants
+      ? `partial: all ${s.maxGrants} grants used; narrow --from/--to or the filters`
+      : `partial (stopped by ${s.stoppedBy ?? "a limit"}): run with --more ${more + 1} to read further`;
+  return (
+    `stowage logs: ${num(shown)} records shown (${num(s.records)} analysed) · LIST ${num(s.listRequests)} · GET ${num(s.getRequests)}` +
+    `${s.retries ? ` (${num(s.retries)} retries)` : ""} · ${formatBytes(s.downloadedBytes)} downloaded · ${formatBytes(s.decodedBytes)} decoded` +
+    ` · objects ${num(s.objectsRead)} read, ${num(s.objectsSkipped)} skipped, ${num(s.objectsCached)} cached · grants ${s.grantsUsed}/${s.maxGrants} · ${state}\n`
+  );
 }
