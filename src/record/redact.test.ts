@@ -3,7 +3,7 @@ import { isStowageError } from "../shared/errors.js";
 import type { LogRecord } from "./record.js";
 import { compileRedaction, createKeyMatcher, DEFAULT_REDACT_KEYS, normalizeKey } from "./redact.js";
 import { luhnValid, redactDefaultPatterns } from "./redact-patterns.js";
-import { serializeRecord } from "./safe-json.js";
+import { sanitizeField, serializeRecord } from "./safe-json.js";
 
 const base = { timestamp: "2026-03-01T10:00:00.000Z", level: "info", message: "m" } as const;
 const out = (rec: Partial<LogRecord>, redact = compileRedaction()) =>
@@ -243,5 +243,17 @@ describe("§3.3 custom paths", () => {
     const copy = redact({ ...base, data });
     expect(copy.data).toEqual({ password: "[REDACTED]", n: "1" });
     expect(data.password).toBe("p");
+  });
+
+  it("§3.3 sanitizeField applies the paths of its field (bindings serialised once by child())", () => {
+    const redact = compileRedaction({ paths: ["bindings.tenant.*"] });
+    expect(
+      sanitizeField("bindings", { tenant: { id: 1 }, apiKey: "k", n: 2n }, { redact }),
+    ).toEqual({
+      tenant: { id: "[REDACTED]" },
+      apiKey: "[REDACTED]",
+      n: "2",
+    });
+    expect(sanitizeField("data", { tenant: { id: 1 } }, { redact })).toEqual({ tenant: { id: 1 } });
   });
 });

@@ -55,6 +55,16 @@ export function serializeRecord(record: LogRecord, opts: SanitizeOptions = {}): 
   }
 }
 
+/**
+ * Sanitises one record field's value on its own, with the paths that apply to
+ * that field (e.g. `child()` bindings serialised once, then reused per record).
+ * @example const b = sanitizeField("bindings", { requestId, token }, { redact });
+ */
+export function sanitizeField(name: string, value: unknown, opts: SanitizeOptions = {}): unknown {
+  const ctx = createContext(opts);
+  return field(name, value, ctx, ctx.plan === null ? null : initialStates(ctx.plan.paths));
+}
+
 function put(
   out: Record<string, unknown>,
   name: string,
