@@ -1,0 +1,222 @@
+/**
+ * SqliteSpool: the `Spool` on one SQLite file (format and invariants in
+ * sqlite-schema.ts). Synchronous: it is owned by the spool worker thread (and
+ * by the status/retry tools), never called per log call on the main thread.
+ * Every mutation is one IMMEDIATE transaction; the usage row moves with it.
+ */
+import { hostname } from "node:os";
+import { randomHex } from "../shared/ids.js";
+import type { SqlDatabase, SqlStatement } from "./sqlite-driver.js";
+import { openSpoolDatabase } from "./sqlite-schema.js";
+import type {
+  BatchOutcome, RecordOwner, SealResult, Spool, SpoolBatch, SpoolBatchInput, SpoolOpenOptions, SpoolRecord, SpoolRecordInput, SpoolStatus,
+} from "./spool.js";
+import { readStatus, rearmFailed } from "./sqlite-status.js";
+
+type BatchRow = {
+  id: string; key: string; state: SpoolBatch["state"]; records: number; decoded_bytes: number;
+  min_ms: number; max_ms: number; body: Uint8Array; created_ms: number;
+};
+const BATCH_COLUMNS = "id, key, state, records, decoded_bytes, min_ms, max_ms, body, created_ms";
+
+const toBatch = (r: BatchRow): SpoolBatch => ({
+  id: r.id, key: r.key, state: r.state, records: r.records, decodedBytes: r.decoded_bytes,
+  minMs: r.min_ms, maxMs: r.max_ms, body: r.body, createdMs: r.created_ms,
+});
+
+/**
+ * @example
+ * const spool = SqliteSpool.open("/tmp/app.db", { leaseMs: 30_000 });
+ * const ids = spool.append([{ line: '{"message":"hi"}', timestampMs: Date.now() }]);
+ */
+export class SqliteSpool implements Spool {
+  readonly ownId: number;
+  readonly adoptedId: number;
+  private readonly now: () => number;
+  private readonly q: Record<string, SqlStatement>;
+  private readonly token: string;
+  private closed = false;
+
+  private constructor(private readonly db: SqlDatabase, private readonly options: SpoolOpenOptions) {
+    this.now = options.now ?? Date.now;
+    const s = (sql: string) => db.prepare(sql);
+    this.q = {
+      register: s("INSERT INTO owners (token, pid, host, heartbeat_ms) VALUES (?, ?, ?, ?)"),
+      heartbeat: s("INSERT OR REPLACE INTO owners (id, token, pid, host, heartbeat_ms) VALUES (?, ?, ?, ?, ?)"),
+      usage: s("SELECT bytes FROM usage WHERE id = 1"),
+      addUsage: s("UPDATE usage SET bytes = bytes + ? WHERE id = 1"),
+      insertRecord: s("INSERT INTO records (owner, ts_ms, line) VALUES (?, ?, ?)"),
+      deleteRecord: s("DELETE FROM records WHERE id = ? AND owner = ?"),
+      insertBatch: s(`INSERT INTO batches (id, key, state, lease_owner, lease_until_ms, records, decoded_bytes, min_ms, max_ms, body, created_ms)
+        VALUES (?, ?, 'leased', ?, ?, ?, ?, ?, ?, ?, ?)`),
+      claim: s(`UPDATE batches SET state = 'leased', lease_owner = ?, lease_until_ms = ? WHERE id IN (
+        SELECT id FROM batches WHERE state = 'pending' OR (state = 'leased' AND lease_until_ms < ?) ORDER BY created_ms LIMIT ?)
+        RETURNING ${BATCH_COLUMNS}`),
+      load: s(`SELECT ${BATCH_COLUMNS} FROM batches WHERE id = ? AND state = 'leased' AND lease_owner IN (?, ?)`),
+      deliver: s("DELETE FROM batches WHERE id = ? RETURNING length(body) AS size"),
+      fail: s(`UPDATE batches SET state = 'failed', lease_owner = NULL, lease_until_ms = NULL, attempts = attempts + 1, failure = ?
+        WHERE id = ? AND state = 'leased' AND lease_owner IN (?, ?)`),
+      renew: s("UPDATE batches SET lease_until_ms = ? WHERE state = 'leased' AND lease_owner IN (?, ?)"),
+      deadOwners: s("SELECT id FROM owners WHERE heartbeat_ms < ? AND id NOT IN (?, ?)"),
+      adoptFrom: s("UPDATE records SET owner = ? WHERE owner = ?"),
+      adoptOrphans: s("UPDATE records SET owner = ? WHERE owner IS NULL OR owner NOT IN (SELECT id FROM owners)"),
+      dropOwner: s("DELETE FROM owners WHERE id = ?"),
+      readAdopted: s("SELECT id, ts_ms, line FROM records WHERE owner = ? AND id > ? ORDER BY id LIMIT ?"),
+      release: s("UPDATE batches SET state = 'pending', lease_owner = NULL, lease_until_ms = NULL WHERE state = 'leased' AND lease_owner IN (?, ?)"),
+      heldRecords: s("SELECT EXISTS (SELECT 1 FROM records WHERE owner IN (?, ?)) AS held"),
+    };
+    const token = randomHex(16);
+    const at = this.now();
+    this.ownId = Number(this.q.register!.run(token, process.pid, hostname(), at).lastInsertRowid);
+    this.adoptedId = Number(this.q.register!.run(token, process.pid, hostname(), at).lastInsertRowid);
+    this.token = token;
+  }
+
+  /** Opens or creates the spool at `path` (foreign or corrupt files throw StowageError("spool"), untouched). */
+  static open(path: string, options: SpoolOpenOptions): SqliteSpool {
+    const { db } = openSpoolDatabase(path, { create: true });
+    try {
+      return new SqliteSpool(db, options);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  private tx<T>(fn: () => T): T {
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      const out = fn();
+      this.db.exec("COMMIT");
+      return out;
+    } catch (err) {
+      this.db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
+  private owner(which: RecordOwner): number {
+    return which === "own" ? this.ownId : this.adoptedId;
+  }
+
+  append(records: readonly SpoolRecordInput[], outcomes: readonly BatchOutcome[] = []): number[] {
+    return this.tx(() => {
+      const ids: number[] = [];
+      let bytes = 0;
+      for (const r of records) {
+        ids.push(Number(this.q.insertRecord!.run(this.ownId, Math.floor(r.timestampMs), r.line).lastInsertRowid));
+        bytes += Buffer.byteLength(r.line, "utf8") + 1;
+      }
+      bytes += this.applyOutcomes(outcomes);
+      if (bytes !== 0) this.q.addUsage!.run(bytes);
+      return ids;
+    });
+  }
+
+  seal(recordIds: readonly number[], which: RecordOwner, build: (kept: number[]) => SpoolBatchInput): SealResult {
+    const owner = this.owner(which);
+    return this.tx(() => {
+      const kept: number[] = [];
+      for (let i = 0; i < recordIds.length; i++) {
+        if (this.q.deleteRecord!.run(recordIds[i], owner).changes === 1) kept.push(i);
+      }
+      if (kept.length === 0) return { kept, inserted: false };
+      const b = build(kept);
+      const recordBytes = b.decodedBytes; // Σ (line bytes + 1) of exactly the kept records
+      this.q.insertBatch!.run(b.id, b.key, this.ownId, this.now() + this.options.leaseMs, b.records, b.decodedBytes, b.minMs, b.maxMs, b.body, this.now());
+      this.q.addUsage!.run(b.body.byteLength - recordBytes);
+      return { kept, inserted: true };
+    });
+  }
+
+  claim(limit: number): SpoolBatch[] {
+    if (limit <= 0) return [];
+    const now = this.now();
+    return this.tx(() => (this.q.claim!.all(this.ownId, now + this.options.leaseMs, now, limit) as BatchRow[]).map(toBatch))
+      .sort((a, b) => a.createdMs - b.createdMs);
+  }
+
+  load(id: string): SpoolBatch | null {
+    const row = this.q.load!.get(id, this.ownId, this.adoptedId) as BatchRow | undefined;
+    return row ? toBatch(row) : null;
+  }
+
+  complete(outcomes: readonly BatchOutcome[]): void {
+    if (outcomes.length === 0) return;
+    this.tx(() => {
+      const bytes = this.applyOutcomes(outcomes);
+      if (bytes !== 0) this.q.addUsage!.run(bytes);
+    });
+  }
+
+  /** Inside a transaction: returns the usage delta. */
+  private applyOutcomes(outcomes: readonly BatchOutcome[]): number {
+    let delta = 0;
+    for (const o of outcomes) {
+      if (o.ok) {
+        const row = this.q.deliver!.get(o.id) as { size: number } | undefined;
+        if (row) delta -= row.size;
+      } else {
+        this.q.fail!.run(JSON.stringify(o.failure ?? null), o.id, this.ownId, this.adoptedId);
+      }
+    }
+    return delta;
+  }
+
+  renew(): void {
+    const now = this.now();
+    this.tx(() => {
+      for (const id of [this.ownId, this.adoptedId]) this.q.heartbeat!.run(id, this.token, process.pid, hostname(), now);
+      this.q.renew!.run(now + this.options.leaseMs, this.ownId, this.adoptedId);
+    });
+  }
+
+  adopt(options: { sweep?: boolean } = {}): number {
+    const now = this.now();
+    return this.tx(() => {
+      let n = 0;
+      const dead = this.q.deadOwners!.all(now - this.options.leaseMs, this.ownId, this.adoptedId) as { id: number }[];
+      for (const { id } of dead) {
+        n += this.q.adoptFrom!.run(this.adoptedId, id).changes;
+        this.q.dropOwner!.run(id);
+      }
+      // The sweep scans every record: done once at open, not on every heartbeat.
+      return options.sweep ? n + this.q.adoptOrphans!.run(this.adoptedId).changes : n;
+    });
+  }
+
+  readAdopted(afterId: number, limit: number): SpoolRecord[] {
+    const rows = this.q.readAdopted!.all(this.adoptedId, afterId, limit) as { id: number; ts_ms: number; line: string }[];
+    return rows.map((r) => ({ id: r.id, timestampMs: r.ts_ms, line: r.line }));
+  }
+
+  retryFailed(): number {
+    return this.tx(() => rearmFailed(this.db));
+  }
+
+  bytes(): number {
+    return (this.q.usage!.get() as { bytes: number }).bytes;
+  }
+
+  status(): SpoolStatus {
+    return readStatus(this.db);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.tx(() => {
+        this.q.release!.run(this.ownId, this.adoptedId);
+        const held = (this.q.heldRecords!.get(this.ownId, this.adoptedId) as { held: number }).held === 1;
+        // Records left behind (a flush that timed out) are adopted at once by the next opener: heartbeat 0.
+        for (const id of [this.ownId, this.adoptedId]) {
+          if (held) this.q.heartbeat!.run(id, this.token, process.pid, hostname(), 0);
+          else this.q.dropOwner!.run(id);
+        }
+      });
+    } finally {
+      this.db.close();
+    }
+  }
+}
