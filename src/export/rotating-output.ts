@@ -5,9 +5,9 @@
  *
  * Invariants:
  * - an object is only listed in `parts` after its upload completed;
- * - the size check runs before each batch, using the object's bytes so far (flushed
- *   plus the encoder's pending estimate) and the growth of the previous batch, so an
- *   object passes `maxFileBytes` only when a single batch is larger than the rest;
+ * - the size check runs before every slice of ≤ 1,000 rows, using the object's bytes so
+ *   far (flushed plus the encoder's pending estimate) and the growth of the previous
+ *   slice, so an object passes `maxFileBytes` only when one slice is larger than the rest;
  * - on failure the owner calls `abort()`: the open upload is aborted.
  */
 import type { ObjectStore } from "../store/object-store.js";
@@ -39,6 +39,8 @@ export interface RotatingOutputOptions {
   onPart?: (part: PartRecord) => void;
 }
 
+const SLICE_ROWS = 1000;
+
 interface OpenObject {
   writer: MultipartWriter;
   encoder: Encoder;
@@ -66,6 +68,11 @@ export class RotatingOutput {
   }
 
   async write(rows: Row[]): Promise<void> {
+    // Size checks every SLICE_ROWS rows, whatever batch_size is.
+    for (let i = 0; i < rows.length; i += SLICE_ROWS) await this.writeSlice(rows.length <= SLICE_ROWS ? rows : rows.slice(i, i + SLICE_ROWS));
+  }
+
+  private async writeSlice(rows: Row[]): Promise<void> {
     if (rows.length === 0) return;
     let obj = this.current;
     if (obj && obj.rows > 0 && (obj.writer.full || (this.o.maxFileBytes !== undefined && this.size(obj) + this.lastGrowth > this.o.maxFileBytes))) {

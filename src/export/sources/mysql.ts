@@ -128,7 +128,15 @@ export async function openMysql(url: string, connectTimeoutMs = 10_000): Promise
     placeholder: (_i, kind) => (kind === "int64" ? "CAST(? AS SIGNED)" : kind === "decimal" ? "CAST(? AS DECIMAL(65,30))" : "?"),
     query: (sql, params, options) => streamQuery(conn, sql, params, options, () => lost),
     async close() {
-      await new Promise<void>((r) => conn.end(() => r()));
+      // `end` on a connection the server already dropped never calls back: bound the goodbye.
+      const socket = (conn as unknown as { stream?: { destroyed?: boolean } }).stream;
+      if (lost === undefined && !socket?.destroyed) {
+        await new Promise<void>((r) => {
+          const t = setTimeout(r, 5000);
+          t.unref();
+          conn.end(() => (clearTimeout(t), r()));
+        });
+      }
       conn.destroy();
     },
   };
@@ -168,13 +176,18 @@ function streamQuery(conn: Conn, sql: string, params: QueryParam[], options: Que
         signal();
       }
     });
-    q.on("error", (err: unknown) => {
-      failure = mysqlError(lost() ?? err, names.length ? "reading rows" : "running the query");
+    const onError = (err: unknown) => {
+      failure ??= mysqlError(lost() ?? err, names.length ? "reading rows" : "running the query");
       reject(failure);
       signal();
-    });
+    };
+    // A dropped connection is reported on the connection, not the query, when the query has no callback.
+    const onConnError = (err: unknown) => onError(err);
+    conn.on("error", onConnError);
+    q.on("error", onError);
     q.on("end", () => {
       ended = true;
+      conn.off("error", onConnError);
       signal();
     });
   });

@@ -74,6 +74,18 @@ export function pgError(err: unknown, doing: string): StowageError {
   });
 }
 
+/** Resolves when `p` settles or after `ms`, whichever is first (for goodbyes to a possibly dead server). */
+function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    t.unref();
+    void p.finally(() => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+}
+
 /**
  * Opens a PostgreSQL connection.
  * @example const src = await openPostgres("postgres://postgres@127.0.0.1/test");
@@ -99,22 +111,25 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
     async query(sql: string, params: QueryParam[], options: QueryOptions): Promise<RowStream> {
       const values = params.map((p) => (typeof p === "bigint" ? p.toString() : p));
       const cursor = client.query(new Cursor(sql, values, { rowMode: "array", types: typeParsers }));
-      const read = (n: number) =>
+      const read = (n: number, doing = "reading rows") =>
         new Promise<{ rows: Row[]; fields: PgField[] }>((resolve, reject) => {
           cursor.read(n, (err, rows, result) => {
-            if (err) reject(pgError(lostError ?? err, "reading rows"));
+            if (err) reject(pgError(lostError ?? err, doing));
             else resolve({ rows: rows as Row[], fields: (result as unknown as { fields: PgField[] }).fields ?? [] });
           });
         });
-      const first = await read(options.batchSize).catch((err: unknown) => {
-        throw pgError(err, "running the query");
-      });
       let done = false;
       const close = async () => {
         if (done) return;
         done = true;
-        await new Promise<void>((r) => cursor.close(() => r()));
+        // A dead connection never answers the Close/Sync: do not wait for it.
+        if (lostError !== undefined || (cursor as unknown as { state: string }).state === "error") return;
+        await withTimeout(new Promise<void>((r) => cursor.close(() => r())), 5000);
       };
+      const first = await read(options.batchSize, "running the query").catch(async (err: unknown) => {
+        await close();
+        throw err;
+      });
       const onAbort = () => void close();
       options.signal?.addEventListener("abort", onAbort, { once: true });
       return {
@@ -139,7 +154,7 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
     async close() {
       if (closed) return;
       closed = true;
-      await client.end().catch(() => undefined);
+      await withTimeout(client.end().catch(() => undefined), 5000);
     },
   };
 }
