@@ -51,6 +51,10 @@ export interface LoadResponse {
   complete: boolean;
   stoppedBy: LimitName | null;
   skipped: SkippedObject[];
+  /** The last retried storage failure of the grant (code and status only), when storage kept failing. */
+  lastError?: string;
+  /** Why nothing was loaded, when the reader says so. */
+  notice?: string;
 }
 
 export type ApiErrorCategory =

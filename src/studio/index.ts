@@ -49,6 +49,8 @@ export interface StudioOptions {
 export interface StudioHandle {
   /** `http://127.0.0.1:<port>/?token=<32 hex>` */
   url: string;
+  /** The source as shown: `s3://bucket/prefix` or `file:///dir` (never credentials). */
+  source: string;
   port: number;
   token: string;
   /** True when a browser was opened. */
@@ -126,7 +128,7 @@ export async function startStudio(options: StudioOptions): Promise<StudioHandle>
   const opened = options.open ? await openBrowser(url) : false;
   let closing: Promise<void> | null = null;
   return {
-    url, port, token, opened,
+    url, port, token, opened, source: source.description,
     close() {
       closing ??= new Promise<void>((resolve) => {
         release();
@@ -148,7 +150,8 @@ function portError(err: unknown, host: string, port: number, description: string
         hint: `open the URL (with its ?token=…) printed by that Studio, stop it (pid ${holder.pid}), or choose another port with --port`,
       });
     }
-    return new StowageError("usage", `port ${port} on ${host} is already in use by another program${holder ? ` (a Studio for another source, pid ${holder.pid})` : ""}`, {
+    const who = holder ? `a Studio for another source (pid ${holder.pid}, ${holder.url})` : "another program";
+    return new StowageError("usage", `port ${port} on ${host} is already in use by ${who}`, {
       hint: "choose another port with --port N (or --port 0 for any free port)",
     });
   }

@@ -64,6 +64,8 @@ function sum(a: ReadStats, b: ReadStats): ReadStats {
     objectsSkipped: a.objectsSkipped + b.objectsSkipped,
     objectsCached: a.objectsCached + b.objectsCached,
     grantsUsed: a.grantsUsed + b.grantsUsed,
+    retries: (a.retries ?? 0) + (b.retries ?? 0),
+    objectsPruned: (a.objectsPruned ?? 0) + (b.objectsPruned ?? 0),
   };
 }
 
@@ -153,7 +155,8 @@ export class LoadController {
 
   private response(
     current: Current, kind: LoadResponse["kind"], records: LoadResponse["records"],
-    before: ReadStats | null, after: ReadStats, result: { partial: boolean; complete: boolean; skipped: LoadResponse["skipped"] },
+    before: ReadStats | null, after: ReadStats,
+    result: { partial: boolean; complete: boolean; skipped: LoadResponse["skipped"]; lastError?: string | undefined; notice?: string | undefined },
   ): LoadResponse {
     const stats = this.totals(current);
     return {
@@ -162,6 +165,8 @@ export class LoadController {
       partial: kind === "refresh" ? result.partial : stats.partial,
       complete: kind === "refresh" ? result.complete : stats.complete,
       stoppedBy: after.stoppedBy, skipped: result.skipped,
+      ...(result.lastError ? { lastError: result.lastError } : {}),
+      ...(result.notice ? { notice: result.notice } : {}),
     };
   }
 

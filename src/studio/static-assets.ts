@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
-import { dirname, extname, join, normalize, resolve, sep } from "node:path";
+import { dirname, extname, join, normalize, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const TYPES: Readonly<Record<string, string>> = {
@@ -44,6 +44,8 @@ export function defaultAssetsDir(): string | undefined {
   return root ? join(root, "dist", "studio", "web") : undefined;
 }
 
+const relativeParts = (root: string, file: string) => relative(root, file).split(sep);
+
 const MISSING = `<!doctype html><meta charset="utf-8"><title>Stowage Studio</title>
 <body style="font:15px system-ui;margin:3rem;max-width:40rem">
 <h1>Studio's web assets are not built</h1>
@@ -68,9 +70,9 @@ export async function serveAsset(
     return true;
   }
   const root = resolve(assetsDir);
-  const file = resolve(root, "." + normalize(isIndex ? "/index.html" : decodeURIComponent(pathname)));
-  if (!file.startsWith(root + sep) || file.split(sep).some((part) => part.startsWith("."))) return false;
   try {
+    const file = resolve(root, "." + normalize(isIndex ? "/index.html" : decodeURIComponent(pathname)));
+    if (!file.startsWith(root + sep) || relativeParts(root, file).some((part) => part.startsWith("."))) return false;
     const info = await stat(file);
     if (!info.isFile()) return false;
     const body = await readFile(file);
