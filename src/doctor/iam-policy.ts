@@ -38,10 +38,12 @@ function statementsFor(d: ResolvedS3Destination, kind: "logs" | "export", role: 
   // Logs live under <prefix>/v1/; doctor's probes under <prefix>/.stowage-doctor/; exports own the whole prefix.
   const data = kind === "logs" ? ["v1/*"] : ["*"];
   const probes = [".stowage-doctor/*"];
-  const listPrefixes = role === "writer" ? [...data, ...probes] : data;
+  // The logger never lists when writing; only doctor's probe does. Exports list their own prefix.
+  const listPrefixes = kind === "logs" && role === "writer" ? probes : data;
+  const writable = kind === "logs" ? [...data, ...probes] : data;
   const list: PolicyStatement = {
     Sid: `StowageList${n}`, Effect: "Allow", Action: ["s3:ListBucket"], Resource: [bucketArn(d)],
-    ...(d.prefix || kind === "logs" ? { Condition: { StringLike: { "s3:prefix": listPrefixes.map((p) => prefixed(d, p)) } } } : {}),
+    ...(kind === "logs" || d.prefix ? { Condition: { StringLike: { "s3:prefix": listPrefixes.map((p) => prefixed(d, p)) } } } : {}),
   };
   if (role === "reader") {
     return [
@@ -50,9 +52,9 @@ function statementsFor(d: ResolvedS3Destination, kind: "logs" | "export", role: 
     ];
   }
   const out: Explained[] = [
-    { st: { Sid: `StowageWrite${n}`, Effect: "Allow", Action: ["s3:PutObject"], Resource: [...data, ...probes].map((p) => under(d, p)) }, why: "create objects (PutObject with If-None-Match: *; multipart uploads are authorised by the same action) and doctor's write probe." },
-    { st: { Sid: `StowageConfirm${n}`, Effect: "Allow", Action: ["s3:GetObject"], Resource: [...data, ...probes].map((p) => under(d, p)) }, why: "HeadObject after a 412 confirms an earlier attempt landed (size and record count), and doctor's read probes; S3 authorises HeadObject with s3:GetObject." },
-    { st: list, why: "list under the prefix only: doctor's ordered pagination probe, and a 404 instead of 403 for missing keys." },
+    { st: { Sid: `StowageWrite${n}`, Effect: "Allow", Action: ["s3:PutObject"], Resource: writable.map((p) => under(d, p)) }, why: "create objects (PutObject with If-None-Match: *; multipart uploads are authorised by the same action) and doctor's write probe." },
+    { st: { Sid: `StowageConfirm${n}`, Effect: "Allow", Action: ["s3:GetObject"], Resource: writable.map((p) => under(d, p)) }, why: "HeadObject after a 412 confirms an earlier attempt landed (size and record count), and doctor's read probes; S3 authorises HeadObject with s3:GetObject." },
+    { st: list, why: kind === "logs" ? "list only doctor's probe folder (the ordered pagination probe); writing logs never lists." : "list under the export's prefix only (its parts, manifest, cursor, and doctor's probe folder)." },
     { st: { Sid: `StowageDoctorCleanup${n}`, Effect: "Allow", Action: ["s3:DeleteObject"], Resource: probes.map((p) => under(d, p)) }, why: "delete doctor's own probe objects; nothing else is ever deleted by the logger." },
   ];
   if (kind === "export") {

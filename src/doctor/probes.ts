@@ -70,8 +70,11 @@ export async function probeTarget(target: DoctorTarget, options: ProbeOptions): 
     record(credName, ok);
   }
   const store = openStore(dest, { env: options.env, requestTimeoutMs: options.requestTimeoutMs, maxAttempts: 1 }).store;
-  const key = `${prefix ? `${prefix}/` : ""}.stowage-doctor/${new Date().toISOString().replace(/[:.]/g, "")}-${randomHex(12)}`;
-  const keys = [key, `${key}.2`];
+  // Two probes sharing a stem that is not itself a key: MinIO answers a LIST whose prefix equals
+  // an existing key with that key alone (no pagination), which would fail the list probe spuriously.
+  const stem = `${prefix ? `${prefix}/` : ""}.stowage-doctor/${new Date().toISOString().replace(/[:.]/g, "")}-${randomHex(12)}.`;
+  const keys = [`${stem}1`, `${stem}2`];
+  const key = keys[0]!;
   const written: string[] = [];
   const signal = options.signal;
   try {
@@ -83,10 +86,15 @@ export async function probeTarget(target: DoctorTarget, options: ProbeOptions): 
           return (record(destName, { ok: false, category: "wrong region", detail: `the bucket is in ${found.region}, the config says ${dest.region}`, hint: `set region: ${found.region}` }), results);
         }
       } catch (err) {
-        // HEAD answers carry no error code: a LIST under the prefix tells the precise one. It also
-        // passes for a least-privilege role whose s3:ListBucket is conditioned on the prefix
-        // (HeadBucket has no prefix, so such a role gets 403 there): the bucket is reachable then.
-        const listed = await store.list({ ...(prefix ? { prefix: `${prefix}/` } : {}), maxKeys: 1, signal }).then(() => undefined, (e: unknown) => e);
+        // HEAD answers carry no error code: a LIST tells the precise one. A LIST also passes for the
+        // least-privilege roles of `stowage policy`, whose s3:ListBucket is conditioned on a prefix
+        // (probe folder for writers, v1/ for readers; HeadBucket has none, so it gets 403): the
+        // bucket is reachable then.
+        let listed: unknown;
+        for (const sub of [".stowage-doctor/", "v1/", ""]) {
+          listed = await store.list({ prefix: `${prefix ? `${prefix}/` : ""}${sub}`, maxKeys: 1, signal }).then(() => undefined, (e: unknown) => e);
+          if (listed === undefined) break;
+        }
         const status = (err as { cause?: { $metadata?: { httpStatusCode?: number } } }).cause?.$metadata?.httpStatusCode;
         if (!(listed === undefined && status === 403)) {
           const outcome = fail(listed ?? err, { action: "s3:ListBucket", resource: arnOf(dest) });
@@ -118,7 +126,7 @@ export async function probeTarget(target: DoctorTarget, options: ProbeOptions): 
     record("Conditional create (second PUT answers 412)", second);
 
     // 5. read probes
-    record("List (ListObjectsV2 ordered, paginated)", await listProbe(store, key, keys, signal).catch((err: unknown) => fail(err, { action: "s3:ListBucket", resource: dest.type === "s3" ? arnOf(dest) : dest.path }, true)));
+    record("List (ListObjectsV2 ordered, paginated)", await listProbe(store, stem, keys, signal).catch((err: unknown) => fail(err, { action: "s3:ListBucket", resource: dest.type === "s3" ? arnOf(dest) : dest.path }, true)));
     let etag = "";
     record(
       "HeadObject",

@@ -1,0 +1,134 @@
+// Config files on disk (SPEC §1, §2.0): discovery, TypeScript through jiti, JSON, YAML with ${ENV}.
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { findConfigFile, loadConfigFile, loadProjectConfig } from "../src/config/index.js";
+import { StowageError } from "../src/shared/errors.js";
+
+const dirs: string[] = [];
+function dir(files: Record<string, string>): string {
+  const d = mkdtempSync(join(tmpdir(), "stowage-config-"));
+  dirs.push(d);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(d, name), text);
+  return d;
+}
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+async function failure(p: Promise<unknown>): Promise<StowageError> {
+  const e = await p.then(() => undefined, (err: unknown) => err);
+  if (!(e instanceof StowageError)) throw new Error(`expected a StowageError, got ${String(e)}`);
+  return e;
+}
+
+const SRC = join(import.meta.dirname, "../src/config/index.ts");
+
+describe("§1 config files", () => {
+  it("§1 discovery: first of ts, mts, js, mjs, json, yaml, yml wins; a warning names the others", () => {
+    const d = dir({ "stowage.config.yaml": "level: info\n", "stowage.config.json": "{}", "stowage.config.mts": "export default {}" });
+    const found = findConfigFile(d);
+    expect(found.path).toBe(join(d, "stowage.config.mts"));
+    expect(found.ignored).toEqual([join(d, "stowage.config.json"), join(d, "stowage.config.yaml")]);
+    expect(found.warning).toMatch(/using stowage.config.mts; ignoring stowage.config.json, stowage.config.yaml/);
+    expect(findConfigFile(dir({})).path).toBeUndefined();
+  });
+
+  it("§2.0 a TypeScript config is loaded through jiti, typed with defineConfig, credentials provider kept", async () => {
+    const d = dir({
+      "stowage.config.ts": [
+        `import { defineConfig } from ${JSON.stringify(SRC)};`,
+        `const level: "debug" = "debug";`,
+        `export default defineConfig({`,
+        `  service: "orders", level,`,
+        `  destination: "s3",`,
+        `  s3: { bucket: "production-logs", prefix: "/orders//production/", region: "eu-west-1",`,
+        `        credentials: async () => ({ accessKeyId: "a", secretAccessKey: "b" }),`,
+        `        endpoint: "https://minio.internal", trustEndpoint: true, delivery: { buffer: "memory" } },`,
+        `});`,
+      ].join("\n"),
+    });
+    const { config, file, warnings } = await loadProjectConfig({ cwd: d, env: {} });
+    expect(file).toBe(join(d, "stowage.config.ts"));
+    expect(warnings).toEqual([]);
+    expect(config).toMatchObject({ service: "orders", level: "debug" });
+    expect(config.destination).toMatchObject({ type: "s3", bucket: "production-logs", prefix: "orders/production", trustEndpoint: true, credentials: { source: "explicit" } });
+  });
+
+  it("§2.1 YAML: snake_case keys, ${ENV} interpolation, $${...} escape, fallback", async () => {
+    const d = dir({
+      "stowage.config.yaml": [
+        "service: ${SERVICE}",
+        "destination: s3",
+        "s3:",
+        "  bucket: ${BUCKET}",
+        "  prefix: literal-$${NOT_A_VAR}/${MISSING:-fallback}",
+        "  endpoint: http://localhost:9000",
+        "  force_path_style: true",
+        "  access_key_env: MY_AK",
+        "  secret_key_env: MY_SK",
+      ].join("\n"),
+    });
+    const { config } = await loadProjectConfig({ cwd: d, env: { SERVICE: "billing", BUCKET: "team-logs" } });
+    expect(config.service).toBe("billing");
+    expect(config.destination).toMatchObject({
+      type: "s3",
+      bucket: "team-logs",
+      prefix: "literal-${NOT_A_VAR}/fallback",
+      forcePathStyle: true,
+      credentials: { source: "env", accessKeyEnv: "MY_AK", secretKeyEnv: "MY_SK" },
+    });
+  });
+
+  it("§7.1 a missing ${VAR} is a config error naming the variable and the key, never a value", async () => {
+    const d = dir({ "x.yaml": "s3:\n  bucket: logs\n  prefix: ${NOPE_NOT_SET}\n" });
+    const e = await failure(loadConfigFile(join(d, "x.yaml"), { env: { OTHER: "s3cr3t" } }));
+    expect(e.code).toBe("config");
+    expect(e.message).toContain("`s3.prefix` uses ${NOPE_NOT_SET}, but the environment variable NOPE_NOT_SET is not set");
+    expect(e.message).not.toContain("s3cr3t");
+  });
+
+  it("§8 bad YAML reports line and column without echoing the file's text", async () => {
+    const d = dir({ "bad.yaml": "service: a\ns3:\n  bucket: logs\n  secret: topsecret-value: nested\n" });
+    const e = await failure(loadConfigFile(join(d, "bad.yaml"), { env: {} }));
+    expect(e.code).toBe("config");
+    expect(e.message).toMatch(/bad\.yaml:4:\d+: invalid YAML: .*\(line 4, column \d+\)/);
+    expect(e.message).not.toContain("topsecret-value");
+    const dup = dir({ "dup.yaml": "level: info\nlevel: debug\n" });
+    expect((await failure(loadConfigFile(join(dup, "dup.yaml"), { env: {} }))).message).toMatch(/dup\.yaml:2:1: invalid YAML: Map keys must be unique/);
+  });
+
+  it("§8 bad JSON reports the line without the source snippet", async () => {
+    const d = dir({ "stowage.config.json": '{\n  "level": "info",\n  "s3": { "bucket": "hunter2-secret" \n' });
+    const e = await failure(loadConfigFile(join(d, "stowage.config.json"), { env: {} }));
+    expect(e.message).toMatch(/stowage\.config\.json:\d+:\d+: invalid JSON/);
+    expect(e.message).not.toContain("hunter2-secret");
+  });
+
+  it("§2.1 unknown keys in a YAML file name the file, the key, the path and the suggestion", async () => {
+    const d = dir({ "stowage.config.yml": "destination: s3\ns3:\n  bukcet: logs\n" });
+    const e = await failure(loadProjectConfig({ cwd: d, env: {} }));
+    expect(e.message).toContain(`${join(d, "stowage.config.yml")}: `);
+    expect(e.message).toContain("unknown key `bukcet` in s3; did you mean `bucket`?");
+  });
+
+  it("§2.3 YAML's trust_endpoint is not honoured; STOWAGE_TRUSTED_ENDPOINTS is", async () => {
+    const d = dir({ "stowage.config.yaml": "s3:\n  bucket: logs\n  endpoint: https://minio.internal\n  trust_endpoint: true\n" });
+    expect((await failure(loadProjectConfig({ cwd: d, env: {} }))).code).toBe("policy");
+    const ok = await loadProjectConfig({ cwd: d, env: { STOWAGE_TRUSTED_ENDPOINTS: "minio.internal" } });
+    expect(ok.config.destination).toMatchObject({ endpoint: "https://minio.internal", trustEndpoint: false });
+  });
+
+  it("§3.2 no config file: the embedded local default", async () => {
+    const d = dir({});
+    const { config, file } = await loadProjectConfig({ cwd: d, env: {} });
+    expect(file).toBeUndefined();
+    expect(config.destination).toEqual({ type: "local", path: join(d, ".stowage/store") });
+  });
+
+  it("§1 a TypeScript config that fails to compile is a config error naming the file", async () => {
+    const d = dir({ "stowage.config.ts": "export default {{ level: \n" });
+    const e = await failure(loadConfigFile(join(d, "stowage.config.ts"), { env: {} }));
+    expect(e.code).toBe("config");
+    expect(e.message).toContain("stowage.config.ts: could not load the config module");
+  });
+});

@@ -1,0 +1,169 @@
+// `stowage policy` (SPEC §1) checked for real: MinIO's STS AssumeRole grants temporary credentials
+// limited by exactly the printed policy, and `stowage doctor` runs with them.
+import { spawn } from "node:child_process";
+import { createHash, createHmac } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SignatureV4 } from "@smithy/signature-v4";
+import { afterAll, describe, expect, it } from "vitest";
+import { S3Store } from "../src/store/s3-store.js";
+import { minio, uniquePrefix } from "./support/minio.js";
+
+const BIN = join(import.meta.dirname, "../bin/stowage.js");
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function stowage(args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? "", HOME: cwd, ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+type Bytes = string | ArrayBuffer | ArrayBufferView;
+const bytes = (d: Bytes) => (typeof d === "string" ? d : ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : new Uint8Array(d));
+
+/** SHA-256 / HMAC-SHA-256 for the SigV4 signer, from node:crypto. */
+class Sha256 {
+  private readonly h;
+  constructor(secret?: Bytes) {
+    this.h = secret ? createHmac("sha256", bytes(secret)) : createHash("sha256");
+  }
+  update(data: Bytes): void {
+    this.h.update(bytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.h.digest());
+  }
+}
+
+/** STS AssumeRole on MinIO with an inline session policy: credentials that can do only what `policy` allows. */
+async function assumeRole(policy: unknown): Promise<{ AK: string; SK: string; ST: string }> {
+  const m = minio();
+  const url = new URL(m.endpoint);
+  const body = new URLSearchParams({ Action: "AssumeRole", Version: "2011-06-15", DurationSeconds: "900", Policy: JSON.stringify(policy) }).toString();
+  const signer = new SignatureV4({ service: "sts", region: m.region, credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey }, sha256: Sha256 });
+  const signed = await signer.sign({
+    method: "POST", protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: "/", query: {},
+    headers: { host: url.host, "content-type": "application/x-www-form-urlencoded" }, body,
+  });
+  const res = await fetch(`${m.endpoint}/`, { method: "POST", headers: signed.headers, body });
+  const xml = await res.text();
+  const tag = (name: string) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(xml)?.[1];
+  const AK = tag("AccessKeyId");
+  const SK = tag("SecretAccessKey");
+  const ST = tag("SessionToken");
+  if (!res.ok || !AK || !SK || !ST) throw new Error(`AssumeRole failed: HTTP ${res.status}`);
+  return { AK, SK, ST };
+}
+
+function project(prefix: string): { dir: string; file: string } {
+  const m = minio();
+  const dir = mkdtempSync(join(tmpdir(), "stowage-policy-"));
+  dirs.push(dir);
+  const file = join(dir, "stowage.config.yaml");
+  writeFileSync(
+    file,
+    [
+      "destination: s3",
+      "s3:",
+      `  bucket: ${m.bucket}`,
+      `  prefix: ${prefix}`,
+      `  region: ${m.region}`,
+      `  endpoint: ${m.endpoint}`,
+      "  force_path_style: true",
+      "  access_key_env: AK",
+      "  secret_key_env: SK",
+      "  session_token_env: ST",
+    ].join("\n"),
+  );
+  return { dir, file };
+}
+
+interface Policy {
+  Version: string;
+  Statement: { Sid: string; Action: string[]; Resource: string[]; Condition?: unknown }[];
+}
+
+async function policyFor(file: string, dir: string, role: "writer" | "reader"): Promise<Policy> {
+  const run = await stowage(["policy", "--config", file, "--role", role, "--json"], {}, dir);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as Policy;
+}
+
+describe("§1 stowage policy", () => {
+  it("§1 writer and reader statements name exact actions on exact resources", async () => {
+    const { dir, file } = project("orders/production");
+    const bucket = minio().bucket;
+    const writer = await policyFor(file, dir, "writer");
+    expect(writer.Version).toBe("2012-10-17");
+    expect(writer.Statement.map((s) => [s.Sid, s.Action])).toEqual([
+      ["StowageWrite", ["s3:PutObject"]],
+      ["StowageConfirm", ["s3:GetObject"]],
+      ["StowageList", ["s3:ListBucket"]],
+      ["StowageDoctorCleanup", ["s3:DeleteObject"]],
+    ]);
+    expect(writer.Statement[0]!.Resource).toEqual([`arn:aws:s3:::${bucket}/orders/production/v1/*`, `arn:aws:s3:::${bucket}/orders/production/.stowage-doctor/*`]);
+    expect(writer.Statement[3]!.Resource).toEqual([`arn:aws:s3:::${bucket}/orders/production/.stowage-doctor/*`]);
+    const reader = await policyFor(file, dir, "reader");
+    expect(reader.Statement).toEqual([
+      { Sid: "StowageList", Effect: "Allow", Action: ["s3:ListBucket"], Resource: [`arn:aws:s3:::${bucket}`], Condition: { StringLike: { "s3:prefix": ["orders/production/v1/*"] } } },
+      { Sid: "StowageRead", Effect: "Allow", Action: ["s3:GetObject"], Resource: [`arn:aws:s3:::${bucket}/orders/production/v1/*`] },
+    ]);
+    const text = await stowage(["policy", "--config", file, "--role", "writer"], {}, dir);
+    expect(text.stdout).toMatch(/^# Least-privilege IAM policy, role writer, for s3:\/\//);
+    expect(text.stdout).toContain("#   StowageDoctorCleanup: ");
+    expect((await stowage(["policy", "--config", file, "--role", "admin"], {}, dir)).code).toBe(2);
+  });
+
+  it("§2.5 doctor passes with credentials limited to exactly the writer policy (session token via session_token_env)", async () => {
+    const prefix = uniquePrefix("policy-writer");
+    const { dir, file } = project(prefix);
+    const creds = await assumeRole(await policyFor(file, dir, "writer"));
+    const run = await stowage(["doctor", "--config", file], creds, dir);
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).toContain("[OK]  Credentials (environment variables AK, SK, ST)");
+    expect(run.stdout).toContain("All checks passed.");
+    expect(run.stdout + run.stderr).not.toContain(creds.SK);
+    expect(run.stdout + run.stderr).not.toContain(creds.ST);
+  });
+
+  it("§2.5 with the reader policy the write probe fails as an auth error naming the action and resource", async () => {
+    const prefix = uniquePrefix("policy-reader");
+    const { dir, file } = project(prefix);
+    const creds = await assumeRole(await policyFor(file, dir, "reader"));
+    const run = await stowage(["doctor", "--config", file, "--json"], creds, dir);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout) as { checks: { name: string; ok: boolean; category?: string; hint?: string }[] };
+    const write = report.checks.find((c) => c.name.startsWith("Write probe"));
+    expect(write).toMatchObject({ ok: false, category: "auth error" });
+    expect(write?.hint).toContain(`s3:PutObject on arn:aws:s3:::${minio().bucket}/${prefix}/*`);
+    expect(write?.hint).toContain("stowage policy");
+  });
+
+  it("§2.5 a role that may not delete: cleanup fails and names the leftover probe keys", async () => {
+    const m = minio();
+    const prefix = uniquePrefix("policy-nodelete");
+    const { dir, file } = project(prefix);
+    const writer = await policyFor(file, dir, "writer");
+    const creds = await assumeRole({ ...writer, Statement: writer.Statement.filter((s) => s.Sid !== "StowageDoctorCleanup") });
+    const run = await stowage(["doctor", "--config", file], creds, dir);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/\[FAIL\] Cleanup \(DeleteObject\) -- auth error: could not delete the probe; left behind: /);
+    const store = new S3Store({ bucket: m.bucket, region: m.region, endpoint: m.endpoint, forcePathStyle: true, credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey } });
+    try {
+      const left = (await store.list({ prefix: `${prefix}/.stowage-doctor/` })).entries.map((e) => e.key);
+      expect(left).toHaveLength(2);
+      for (const k of left) expect(run.stdout).toContain(k);
+      for (const k of left) await store.delete(k);
+    } finally {
+      store.close();
+    }
+  });
+});
