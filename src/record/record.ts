@@ -63,8 +63,15 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
  * @example formatTimestamp(0) // "1970-01-01T00:00:00.000Z"
  */
 export function formatTimestamp(ms: number): string {
-  return new Date(ms).toISOString();
+  // Busy loggers format the same millisecond many times: reuse the last string
+  // (Date#toISOString is ~7% of a logging call in bench/log.ts profiles).
+  if (ms === lastMs) return lastIso;
+  lastIso = new Date(ms).toISOString();
+  lastMs = ms;
+  return lastIso;
 }
+let lastMs = NaN;
+let lastIso = "";
 
 /**
  * Record timestamp → epoch ms, or null when it is not a valid ISO-8601 date.

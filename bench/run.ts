@@ -1,0 +1,31 @@
+/**
+ * `npm run bench`: runs every benchmark in bench/ in its own process, one after
+ * another (each prints ratios against a reference measured in the same run).
+ * `npm run bench -- log reader` runs only those.
+ */
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+const passThrough = process.argv.slice(2).filter((a) => a.startsWith("-"));
+const files = readdirSync(here)
+  .filter((f) => f.endsWith(".ts") && f !== "run.ts" && !f.startsWith("_"))
+  .filter((f) => only.length === 0 || only.includes(f.replace(/\.ts$/, "")))
+  .sort();
+
+let failed = 0;
+for (const f of files) {
+  console.log(`\n=== bench/${f}`);
+  const res = spawnSync(process.execPath, ["--import", "jiti/register", "--expose-gc", join(here, f), ...passThrough], {
+    stdio: "inherit",
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+  });
+  if (res.status !== 0) {
+    failed++;
+    console.log(`bench/${f} exited with ${res.status ?? res.signal}`);
+  }
+}
+process.exitCode = failed ? 1 : 0;
