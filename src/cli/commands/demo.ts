@@ -4,7 +4,7 @@
  * with `--s3`), then Studio opens on it.
  */
 import type { Command } from "commander";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { StowageError } from "../../shared/errors.js";
 import type { CliIo, SetExitCode } from "../io.js";
@@ -27,7 +27,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
   program
     .command("demo")
     .description("write a realistic sample workload through the real logger, then open Studio on it")
-    .option("--dir <dir>", "demo directory (store and sample project)", ".stowage")
+    .option("--dir <dir>", "demo directory (its store is replaced on every run)", ".stowage/demo")
     .option("--hours <n>", "hours of back-dated events", "6")
     .option("--per-hour <n>", "records per hour", "1500")
     .option("--s3 <url>", "write to s3://bucket/prefix instead of the local store (credentials: AWS default chain)")
@@ -48,7 +48,9 @@ async function runDemo(opts: DemoOptions, io: CliIo): Promise<number> {
   const { demoRecords } = await import("../../demo/workload.js");
   const { DEMO_FILES } = await import("../../demo/project-files.js");
   const root = resolve(io.cwd, opts.dir);
-  const projectDir = join(root, "demo-project");
+  const projectDir = join(root, "project");
+  // The demo owns this directory: a re-run starts from a fresh store instead of doubling it.
+  if (!opts.s3) await rm(join(root, "store"), { recursive: true, force: true });
   for (const [rel, text] of Object.entries(DEMO_FILES)) {
     await mkdir(dirname(join(projectDir, rel)), { recursive: true });
     await writeFile(join(projectDir, rel), text);
@@ -56,7 +58,7 @@ async function runDemo(opts: DemoOptions, io: CliIo): Promise<number> {
   const hours = positive(opts.hours, "--hours");
   const perHour = positive(opts.perHour, "--per-hour");
   const target = opts.s3 ? s3Target(opts) : { destination: "local" as const, local: { path: join(root, "store") } };
-  const log = createLogger({ service: "orders-api", console: false, ...target } as Parameters<typeof createLogger>[0]);
+  const log = createLogger({ service: "orders-api", level: "debug", console: false, ...target } as Parameters<typeof createLogger>[0]);
   const where = opts.s3 ? opts.s3 : join(root, "store");
   io.err(`stowage demo: writing ${hours * perHour} records over the last ${hours} h into ${where} …\n`);
   const endMs = Date.now();
@@ -82,9 +84,25 @@ async function runDemo(opts: DemoOptions, io: CliIo): Promise<number> {
 }
 
 async function startDemoStudio(opts: DemoOptions, io: CliIo, source: string, projectDir: string, _endMs: number): Promise<number> {
-  io.out(`Studio is not available in this build; read the demo with:\n  stowage logs --source ${source} --from 6h\n`);
-  void opts;
-  void projectDir;
+  const { startStudio, DEFAULT_STUDIO_PORT } = await import("../../studio/index.js");
+  const spec = opts.s3
+    ? { url: source, options: { region: opts.region ?? "us-east-1", ...(opts.endpoint ? { endpoint: opts.endpoint } : {}), ...(opts.forcePathStyle ? { forcePathStyle: true } : {}) } }
+    : { url: source };
+  const port = opts.port !== undefined ? portNumber(opts.port) : DEFAULT_STUDIO_PORT;
+  let studio;
+  try {
+    studio = await startStudio({ source: spec, projectDir, port, host: opts.host ?? "127.0.0.1", open: opts.open && io.isTTY });
+  } catch (err) {
+    if (opts.port !== undefined) throw err;
+    // The default port is taken (another Studio, another program): take any free one.
+    studio = await startStudio({ source: spec, projectDir, port: 0, host: opts.host ?? "127.0.0.1", open: opts.open && io.isTTY });
+  }
+  io.out(`\nStudio: ${studio.url}\n(press Ctrl-C to stop)\n`);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await studio.close();
   return 0;
 }
 
@@ -103,5 +121,11 @@ function s3Target(opts: DemoOptions) {
 function positive(v: string, flag: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n <= 0) throw new StowageError("usage", `${flag} must be a positive integer, got "${v}"`);
+  return n;
+}
+
+function portNumber(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new StowageError("usage", `--port must be 0–65535, got "${v}"`);
   return n;
 }
