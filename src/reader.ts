@@ -1,2 +1,2 @@
 /** `stowage/reader`: bounded reading of v1 log objects (§5). Re-exports only. */
-export {};
+export * from "./reader/index.js";
