@@ -13,7 +13,18 @@ afterAll(() => opened.forEach((s) => s.close()));
 
 function destination(extra: Record<string, unknown>) {
   const m = minio();
-  return parseDestination({ type: "s3", bucket: m.bucket, endpoint: m.endpoint, region: m.region, force_path_style: true, ...extra }, "destination", { env: {} });
+  return parseDestination(
+    {
+      type: "s3",
+      bucket: m.bucket,
+      endpoint: m.endpoint,
+      region: m.region,
+      force_path_style: true,
+      ...extra,
+    },
+    "destination",
+    { env: {} },
+  );
 }
 function open(extra: Record<string, unknown>, env: Record<string, string>) {
   const r = openStore(destination(extra), { env, requestTimeoutMs: 5000 });
@@ -24,7 +35,10 @@ function open(extra: Record<string, unknown>, env: Record<string, string>) {
 describe("§2.2 credentials", () => {
   it("§2.2 access_key_env/secret_key_env read the named variables and sign real requests", async () => {
     const m = minio();
-    const { store, credentialSource } = open({ access_key_env: "TEAM_AK", secret_key_env: "TEAM_SK" }, { TEAM_AK: m.accessKeyId, TEAM_SK: m.secretAccessKey });
+    const { store, credentialSource } = open(
+      { access_key_env: "TEAM_AK", secret_key_env: "TEAM_SK" },
+      { TEAM_AK: m.accessKeyId, TEAM_SK: m.secretAccessKey },
+    );
     expect(credentialSource).toBe("env");
     const key = `${uniquePrefix("cred")}/probe`;
     await store.put(key, "hello");
@@ -36,7 +50,10 @@ describe("§2.2 credentials", () => {
     const m = minio();
     const err = (() => {
       try {
-        open({ access_key_env: "TEAM_AK", secret_key_env: "TEAM_SK_MISSING" }, { TEAM_AK: m.accessKeyId });
+        open(
+          { access_key_env: "TEAM_AK", secret_key_env: "TEAM_SK_MISSING" },
+          { TEAM_AK: m.accessKeyId },
+        );
       } catch (e) {
         return e;
       }
@@ -52,36 +69,76 @@ describe("§2.2 credentials", () => {
     const key = `${uniquePrefix("anon")}/object`;
     const anon = open({ allow_anonymous: true }, {});
     expect(anon.credentialSource).toBe("anonymous");
-    const denied = await anon.store.put(key, "x").then(() => undefined, (e: unknown) => e);
+    const denied = await anon.store.put(key, "x").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(classifyError(denied)).toMatchObject({ category: "auth", code: "AccessDenied" });
     // A signature with wrong keys would be InvalidAccessKeyId/SignatureDoesNotMatch: AccessDenied means no signature at all.
-    const signed = open({ access_key_env: "AK", secret_key_env: "SK" }, { AK: m.accessKeyId, SK: m.secretAccessKey });
+    const signed = open(
+      { access_key_env: "AK", secret_key_env: "SK" },
+      { AK: m.accessKeyId, SK: m.secretAccessKey },
+    );
     await signed.store.put(key, "x");
-    const list = await anon.store.list({ prefix: key }).then(() => undefined, (e: unknown) => e);
+    const list = await anon.store.list({ prefix: key }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(classifyError(list)).toMatchObject({ category: "auth", code: "AccessDenied" });
     await signed.store.delete(key);
   });
 
   it("§2.2 anonymous is refused for a non-loopback endpoint, at config load and at credential resolution", () => {
     expect(() =>
-      parseDestination({ bucket: "logs", endpoint: "https://minio.internal", allow_anonymous: true }, "s3", { env: { STOWAGE_TRUSTED_ENDPOINTS: "minio.internal" } }),
+      parseDestination(
+        { bucket: "logs", endpoint: "https://minio.internal", allow_anonymous: true },
+        "s3",
+        { env: { STOWAGE_TRUSTED_ENDPOINTS: "minio.internal" } },
+      ),
     ).toThrow(/only allowed with a loopback endpoint/);
-    expect(() => resolveCredentials({ source: "anonymous" }, { env: {}, endpoint: "https://s3.amazonaws.com" })).toThrow(/loopback/);
+    expect(() =>
+      resolveCredentials(
+        { source: "anonymous" },
+        { env: {}, endpoint: "https://s3.amazonaws.com" },
+      ),
+    ).toThrow(/loopback/);
   });
 
   it("§2.2 an explicit async provider function is used for signing; its output is validated without echoing it", async () => {
     const m = minio();
-    const { store, credentialSource } = open({ credentials: async () => ({ accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey }) }, {});
+    const { store, credentialSource } = open(
+      {
+        credentials: async () => ({
+          accessKeyId: m.accessKeyId,
+          secretAccessKey: m.secretAccessKey,
+        }),
+      },
+      {},
+    );
     expect(credentialSource).toBe("explicit");
     await store.list({ prefix: uniquePrefix("fn"), maxKeys: 1 });
-    const bad = resolveCredentials({ source: "explicit", credentials: async () => ({ accessKeyId: "only-id-0123", secretAccessKey: "" }) }, { env: {} });
-    const e = await bad.provider!().then(() => undefined, (x: unknown) => x as Error);
+    const bad = resolveCredentials(
+      {
+        source: "explicit",
+        credentials: async () => ({ accessKeyId: "only-id-0123", secretAccessKey: "" }),
+      },
+      { env: {} },
+    );
+    const e = await bad.provider!().then(
+      () => undefined,
+      (x: unknown) => x as Error,
+    );
     expect(e?.message).toMatch(/did not return \{accessKeyId, secretAccessKey\}/);
     expect(e?.message).not.toContain("only-id-0123");
   });
 
   it("§2.2 profile and default chain name their source without resolving anything yet", () => {
-    expect(resolveCredentials({ source: "profile", profile: "team" }, { env: {} }).description).toBe('AWS profile "team"');
-    expect(resolveCredentials({ source: "default-chain" }, { env: {} })).toMatchObject({ source: "default-chain", description: "AWS SDK default chain" });
+    expect(
+      resolveCredentials({ source: "profile", profile: "team" }, { env: {} }).description,
+    ).toBe('AWS profile "team"');
+    expect(resolveCredentials({ source: "default-chain" }, { env: {} })).toMatchObject({
+      source: "default-chain",
+      description: "AWS SDK default chain",
+    });
   });
 });

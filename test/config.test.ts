@@ -16,7 +16,10 @@ function dir(files: Record<string, string>): string {
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 async function failure(p: Promise<unknown>): Promise<StowageError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   if (!(e instanceof StowageError)) throw new Error(`expected a StowageError, got ${String(e)}`);
   return e;
 }
@@ -25,11 +28,17 @@ const SRC = join(import.meta.dirname, "../src/config/index.ts");
 
 describe("§1 config files", () => {
   it("§1 discovery: first of ts, mts, js, mjs, json, yaml, yml wins; a warning names the others", () => {
-    const d = dir({ "stowage.config.yaml": "level: info\n", "stowage.config.json": "{}", "stowage.config.mts": "export default {}" });
+    const d = dir({
+      "stowage.config.yaml": "level: info\n",
+      "stowage.config.json": "{}",
+      "stowage.config.mts": "export default {}",
+    });
     const found = findConfigFile(d);
     expect(found.path).toBe(join(d, "stowage.config.mts"));
     expect(found.ignored).toEqual([join(d, "stowage.config.json"), join(d, "stowage.config.yaml")]);
-    expect(found.warning).toMatch(/using stowage.config.mts; ignoring stowage.config.json, stowage.config.yaml/);
+    expect(found.warning).toMatch(
+      /using stowage.config.mts; ignoring stowage.config.json, stowage.config.yaml/,
+    );
     expect(findConfigFile(dir({})).path).toBeUndefined();
   });
 
@@ -51,7 +60,13 @@ describe("§1 config files", () => {
     expect(file).toBe(join(d, "stowage.config.ts"));
     expect(warnings).toEqual([]);
     expect(config).toMatchObject({ service: "orders", level: "debug" });
-    expect(config.destination).toMatchObject({ type: "s3", bucket: "production-logs", prefix: "orders/production", trustEndpoint: true, credentials: { source: "explicit" } });
+    expect(config.destination).toMatchObject({
+      type: "s3",
+      bucket: "production-logs",
+      prefix: "orders/production",
+      trustEndpoint: true,
+      credentials: { source: "explicit" },
+    });
   });
 
   it("§2.1 YAML: snake_case keys, ${ENV} interpolation, $${...} escape, fallback", async () => {
@@ -68,7 +83,10 @@ describe("§1 config files", () => {
         "  secret_key_env: MY_SK",
       ].join("\n"),
     });
-    const { config } = await loadProjectConfig({ cwd: d, env: { SERVICE: "billing", BUCKET: "team-logs" } });
+    const { config } = await loadProjectConfig({
+      cwd: d,
+      env: { SERVICE: "billing", BUCKET: "team-logs" },
+    });
     expect(config.service).toBe("billing");
     expect(config.destination).toMatchObject({
       type: "s3",
@@ -83,22 +101,30 @@ describe("§1 config files", () => {
     const d = dir({ "x.yaml": "s3:\n  bucket: logs\n  prefix: ${NOPE_NOT_SET}\n" });
     const e = await failure(loadConfigFile(join(d, "x.yaml"), { env: { OTHER: "s3cr3t" } }));
     expect(e.code).toBe("config");
-    expect(e.message).toContain("`s3.prefix` uses ${NOPE_NOT_SET}, but the environment variable NOPE_NOT_SET is not set");
+    expect(e.message).toContain(
+      "`s3.prefix` uses ${NOPE_NOT_SET}, but the environment variable NOPE_NOT_SET is not set",
+    );
     expect(e.message).not.toContain("s3cr3t");
   });
 
   it("§8 bad YAML reports line and column without echoing the file's text", async () => {
-    const d = dir({ "bad.yaml": "service: a\ns3:\n  bucket: logs\n  secret: topsecret-value: nested\n" });
+    const d = dir({
+      "bad.yaml": "service: a\ns3:\n  bucket: logs\n  secret: topsecret-value: nested\n",
+    });
     const e = await failure(loadConfigFile(join(d, "bad.yaml"), { env: {} }));
     expect(e.code).toBe("config");
     expect(e.message).toMatch(/bad\.yaml:4:\d+: invalid YAML: .*\(line 4, column \d+\)/);
     expect(e.message).not.toContain("topsecret-value");
     const dup = dir({ "dup.yaml": "level: info\nlevel: debug\n" });
-    expect((await failure(loadConfigFile(join(dup, "dup.yaml"), { env: {} }))).message).toMatch(/dup\.yaml:2:1: invalid YAML: Map keys must be unique/);
+    expect((await failure(loadConfigFile(join(dup, "dup.yaml"), { env: {} }))).message).toMatch(
+      /dup\.yaml:2:1: invalid YAML: Map keys must be unique/,
+    );
   });
 
   it("§8 bad JSON reports the line without the source snippet", async () => {
-    const d = dir({ "stowage.config.json": '{\n  "level": "info",\n  "s3": { "bucket": "hunter2-secret" \n' });
+    const d = dir({
+      "stowage.config.json": '{\n  "level": "info",\n  "s3": { "bucket": "hunter2-secret" \n',
+    });
     const e = await failure(loadConfigFile(join(d, "stowage.config.json"), { env: {} }));
     expect(e.message).toMatch(/stowage\.config\.json:\d+:\d+: invalid JSON/);
     expect(e.message).not.toContain("hunter2-secret");
@@ -112,10 +138,19 @@ describe("§1 config files", () => {
   });
 
   it("§2.3 YAML's trust_endpoint is not honoured; STOWAGE_TRUSTED_ENDPOINTS is", async () => {
-    const d = dir({ "stowage.config.yaml": "s3:\n  bucket: logs\n  endpoint: https://minio.internal\n  trust_endpoint: true\n" });
+    const d = dir({
+      "stowage.config.yaml":
+        "s3:\n  bucket: logs\n  endpoint: https://minio.internal\n  trust_endpoint: true\n",
+    });
     expect((await failure(loadProjectConfig({ cwd: d, env: {} }))).code).toBe("policy");
-    const ok = await loadProjectConfig({ cwd: d, env: { STOWAGE_TRUSTED_ENDPOINTS: "minio.internal" } });
-    expect(ok.config.destination).toMatchObject({ endpoint: "https://minio.internal", trustEndpoint: false });
+    const ok = await loadProjectConfig({
+      cwd: d,
+      env: { STOWAGE_TRUSTED_ENDPOINTS: "minio.internal" },
+    });
+    expect(ok.config.destination).toMatchObject({
+      endpoint: "https://minio.internal",
+      trustEndpoint: false,
+    });
   });
 
   it("§3.2 no config file: the embedded local default", async () => {

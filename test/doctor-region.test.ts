@@ -22,16 +22,48 @@ beforeAll(async () => {
   const port = await freePort();
   const accessKeyId = `r${randomBytes(6).toString("hex")}`;
   const secretAccessKey = randomBytes(20).toString("hex");
-  child = spawn(findOrBuildMinio(), ["server", data, "--address", `127.0.0.1:${port}`, "--console-address", `127.0.0.1:${await freePort()}`, "--quiet"], {
-    env: { ...process.env, MINIO_ROOT_USER: accessKeyId, MINIO_ROOT_PASSWORD: secretAccessKey, MINIO_SITE_REGION: "eu-central-1", MINIO_BROWSER: "off", MINIO_UPDATE: "off" },
-    stdio: "ignore",
-  });
+  child = spawn(
+    findOrBuildMinio(),
+    [
+      "server",
+      data,
+      "--address",
+      `127.0.0.1:${port}`,
+      "--console-address",
+      `127.0.0.1:${await freePort()}`,
+      "--quiet",
+    ],
+    {
+      env: {
+        ...process.env,
+        MINIO_ROOT_USER: accessKeyId,
+        MINIO_ROOT_PASSWORD: secretAccessKey,
+        MINIO_SITE_REGION: "eu-central-1",
+        MINIO_BROWSER: "off",
+        MINIO_UPDATE: "off",
+      },
+      stdio: "ignore",
+    },
+  );
   const endpoint = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`${endpoint}/minio/health/live`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${endpoint}/minio/health/live`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  info = { endpoint, port, accessKeyId, secretAccessKey, region: "eu-central-1", bucket: "regional" };
+  info = {
+    endpoint,
+    port,
+    accessKeyId,
+    secretAccessKey,
+    region: "eu-central-1",
+    bucket: "regional",
+  };
   await createBuckets(info, [info.bucket]);
 });
 
@@ -46,16 +78,34 @@ afterAll(async () => {
 
 const env = () => ({ RAK: info.accessKeyId, RSK: info.secretAccessKey });
 const dest = (region: string) =>
-  parseDestination({ bucket: info.bucket, prefix: "app", region, endpoint: info.endpoint, force_path_style: true, access_key_env: "RAK", secret_key_env: "RSK" }, "s3", { env: {} });
+  parseDestination(
+    {
+      bucket: info.bucket,
+      prefix: "app",
+      region,
+      endpoint: info.endpoint,
+      force_path_style: true,
+      access_key_env: "RAK",
+      secret_key_env: "RSK",
+    },
+    "s3",
+    { env: {} },
+  );
 
 describe("§2.5 doctor: region, extra checks, local store", () => {
   it("§2.5 the wrong region is detected and the right one named", async () => {
-    const report = await runDoctor({ targets: [{ destination: dest("us-west-2") }] }, { env: env(), requestTimeoutMs: 3000 });
+    const report = await runDoctor(
+      { targets: [{ destination: dest("us-west-2") }] },
+      { env: env(), requestTimeoutMs: 3000 },
+    );
     expect(report.ok).toBe(false);
     const check = report.checks.find((c) => c.name === `Destination S3(${info.bucket})`);
     expect(check).toMatchObject({ ok: false, category: "wrong region" });
     expect(check?.hint).toBe("the bucket is in eu-central-1: set region: eu-central-1");
-    const right = await runDoctor({ targets: [{ destination: dest("eu-central-1") }] }, { env: env(), requestTimeoutMs: 3000 });
+    const right = await runDoctor(
+      { targets: [{ destination: dest("eu-central-1") }] },
+      { env: env(), requestTimeoutMs: 3000 },
+    );
     expect(right.ok, formatReport(right)).toBe(true);
   });
 
@@ -65,8 +115,21 @@ describe("§2.5 doctor: region, extra checks, local store", () => {
       {
         env: {},
         extraChecks: [
-          { name: "Source auth (Postgres)", run: async () => ({ ok: false, category: "auth error", detail: "password authentication failed for user app", hint: "check DATABASE_URL" }) },
-          { name: "Source auth (MySQL)", run: async () => { throw new StowageError("config", "url_env DATABASE_URL is not set"); } },
+          {
+            name: "Source auth (Postgres)",
+            run: async () => ({
+              ok: false,
+              category: "auth error",
+              detail: "password authentication failed for user app",
+              hint: "check DATABASE_URL",
+            }),
+          },
+          {
+            name: "Source auth (MySQL)",
+            run: async () => {
+              throw new StowageError("config", "url_env DATABASE_URL is not set");
+            },
+          },
           { name: "Source auth (SQLite)", run: async () => ({ ok: true }) },
         ],
       },
@@ -78,16 +141,31 @@ describe("§2.5 doctor: region, extra checks, local store", () => {
       ["Source auth (SQLite)", true, undefined],
     ]);
     const text = formatReport(report);
-    expect(text).toContain("[FAIL] Source auth (Postgres) -- auth error: password authentication failed for user app\n       Hint: check DATABASE_URL\n");
+    expect(text).toContain(
+      "[FAIL] Source auth (Postgres) -- auth error: password authentication failed for user app\n       Hint: check DATABASE_URL\n",
+    );
     expect(text.trimEnd().endsWith("2 check(s) failed.")).toBe(true);
   });
 
   it("§2.5 a local-directory destination runs the same probes on the filesystem", async () => {
     const root = mkdtempSync(join(tmpdir(), "stowage-doctor-local-"));
     dirs.push(root);
-    const report = await runDoctor({ targets: [{ destination: parseDestination({ type: "local", path: root }, "destination", { env: {} }) }] }, { env: {} });
+    const report = await runDoctor(
+      {
+        targets: [
+          {
+            destination: parseDestination({ type: "local", path: root }, "destination", {
+              env: {},
+            }),
+          },
+        ],
+      },
+      { env: {} },
+    );
     expect(report.ok, formatReport(report)).toBe(true);
     expect(report.checks[0]).toEqual({ name: `Destination Local(${root})`, ok: true });
-    expect(report.checks.map((c) => c.name)).toContain("Conditional create (second PUT answers 412)");
+    expect(report.checks.map((c) => c.name)).toContain(
+      "Conditional create (second PUT answers 412)",
+    );
   });
 });

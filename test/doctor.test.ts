@@ -20,7 +20,10 @@ interface Run {
 
 function stowage(args: string[], env: Record<string, string>, cwd: string): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? "", HOME: cwd, ...env } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: cwd, ...env },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -39,7 +42,12 @@ function yamlConfig(lines: string[]): { dir: string; file: string } {
   return { dir, file };
 }
 
-function s3Yaml(o: { bucket?: string; endpoint?: string; prefix: string; extra?: string[] }): string[] {
+function s3Yaml(o: {
+  bucket?: string;
+  endpoint?: string;
+  prefix: string;
+  extra?: string[];
+}): string[] {
   const m = minio();
   return [
     "destination: s3",
@@ -69,13 +77,28 @@ describe("§2.5 stowage doctor against MinIO", () => {
     const run = await stowage(["doctor", "--config", file], goodEnv(), dir);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain(`[OK]  Destination S3(${m.bucket})\n`);
-    expect(run.stdout).toContain("[OK]  Credentials (environment variables DOCTOR_AK, DOCTOR_SK)\n");
-    for (const name of ["Write probe", "Conditional create", "List (ListObjectsV2 ordered, paginated)", "HeadObject", "Conditional read", "Cleanup (DeleteObject)"]) {
+    expect(run.stdout).toContain(
+      "[OK]  Credentials (environment variables DOCTOR_AK, DOCTOR_SK)\n",
+    );
+    for (const name of [
+      "Write probe",
+      "Conditional create",
+      "List (ListObjectsV2 ordered, paginated)",
+      "HeadObject",
+      "Conditional read",
+      "Cleanup (DeleteObject)",
+    ]) {
       expect(run.stdout).toContain(`[OK]  ${name}`);
     }
     expect(run.stdout.trimEnd().endsWith("All checks passed.")).toBe(true);
     noSecret(run, m.secretAccessKey);
-    const store = new S3Store({ bucket: m.bucket, region: m.region, endpoint: m.endpoint, forcePathStyle: true, credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey } });
+    const store = new S3Store({
+      bucket: m.bucket,
+      region: m.region,
+      endpoint: m.endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+    });
     try {
       expect((await store.list({ prefix: `${prefix}/` })).entries).toEqual([]);
     } finally {
@@ -87,7 +110,10 @@ describe("§2.5 stowage doctor against MinIO", () => {
     const { dir, file } = yamlConfig(s3Yaml({ prefix: uniquePrefix("doctor-json") }));
     const run = await stowage(["doctor", "--config", file, "--json"], goodEnv(), dir);
     expect(run.code).toBe(0);
-    const report = JSON.parse(run.stdout) as { ok: boolean; checks: { name: string; ok: boolean }[] };
+    const report = JSON.parse(run.stdout) as {
+      ok: boolean;
+      checks: { name: string; ok: boolean }[];
+    };
     expect(report.ok).toBe(true);
     expect(report.checks.map((c) => c.name)).toEqual([
       "Config (stowage.config.yaml)",
@@ -108,23 +134,34 @@ describe("§2.5 stowage doctor against MinIO", () => {
     const { dir, file } = yamlConfig(s3Yaml({ bucket, prefix: "app" }));
     const run = await stowage(["doctor", "--config", file, "--json"], goodEnv(), dir);
     expect(run.code).toBe(1);
-    const report = JSON.parse(run.stdout) as { ok: boolean; checks: { name: string; ok: boolean; category?: string; hint?: string }[] };
+    const report = JSON.parse(run.stdout) as {
+      ok: boolean;
+      checks: { name: string; ok: boolean; category?: string; hint?: string }[];
+    };
     expect(report.ok).toBe(false);
     const dest = report.checks.find((c) => c.name === `Destination S3(${bucket})`);
     expect(dest).toMatchObject({ ok: false, category: "bucket not found" });
     expect(dest?.hint).toContain(`s3 mb s3://${bucket}`);
     const text = await stowage(["doctor", "--config", file], goodEnv(), dir);
     expect(text.stdout).toContain(`[FAIL] Destination S3(${bucket}) -- bucket not found: `);
-    expect(text.stdout).toMatch(/\n\s+Hint: .*aws --endpoint-url http:\/\/127\.0\.0\.1:\d+ s3 mb s3:\/\//);
+    expect(text.stdout).toMatch(
+      /\n\s+Hint: .*aws --endpoint-url http:\/\/127\.0\.0\.1:\d+ s3 mb s3:\/\//,
+    );
     expect(text.stdout.trimEnd().endsWith("1 check(s) failed.")).toBe(true);
   });
 
   it("§2.5 a wrong secret: auth error with the signature hint; the secret never appears", async () => {
     const wrong = "wrongSecretValue0123456789abcdefghij";
     const { dir, file } = yamlConfig(s3Yaml({ prefix: "app" }));
-    const run = await stowage(["doctor", "--config", file], { DOCTOR_AK: minio().accessKeyId, DOCTOR_SK: wrong }, dir);
+    const run = await stowage(
+      ["doctor", "--config", file],
+      { DOCTOR_AK: minio().accessKeyId, DOCTOR_SK: wrong },
+      dir,
+    );
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/\[FAIL\] Destination S3\([^)]+\) -- auth error: SignatureDoesNotMatch/);
+    expect(run.stdout).toMatch(
+      /\[FAIL\] Destination S3\([^)]+\) -- auth error: SignatureDoesNotMatch/,
+    );
     expect(run.stdout).toMatch(/Hint: .*region.*clock.*path-style/);
     noSecret(run, wrong);
     noSecret(run, minio().secretAccessKey);
@@ -132,7 +169,9 @@ describe("§2.5 stowage doctor against MinIO", () => {
 
   it("§2.5 a closed port fails fast as a connectivity error", async () => {
     const port = await freePort();
-    const { dir, file } = yamlConfig(s3Yaml({ prefix: "app", endpoint: `http://127.0.0.1:${port}` }));
+    const { dir, file } = yamlConfig(
+      s3Yaml({ prefix: "app", endpoint: `http://127.0.0.1:${port}` }),
+    );
     const run = await stowage(["doctor", "--config", file, "--timeout-ms", "2000"], goodEnv(), dir);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/\[FAIL\] Destination S3\([^)]+\) -- connectivity error: /);
@@ -141,9 +180,15 @@ describe("§2.5 stowage doctor against MinIO", () => {
 
   it("§2.5 a missing *_env variable is a config error naming it; config errors name the key", async () => {
     const { dir, file } = yamlConfig(s3Yaml({ prefix: "app" }));
-    const run = await stowage(["doctor", "--config", file], { DOCTOR_AK: minio().accessKeyId }, dir);
+    const run = await stowage(
+      ["doctor", "--config", file],
+      { DOCTOR_AK: minio().accessKeyId },
+      dir,
+    );
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("[FAIL] Credentials (environment variables DOCTOR_AK, DOCTOR_SK) -- config error: the environment variable DOCTOR_SK");
+    expect(run.stdout).toContain(
+      "[FAIL] Credentials (environment variables DOCTOR_AK, DOCTOR_SK) -- config error: the environment variable DOCTOR_SK",
+    );
     noSecret(run, minio().accessKeyId);
     const typo = yamlConfig(["s3:", "  bukcet: logs"]);
     const bad = await stowage(["doctor", "--config", typo.file], {}, typo.dir);
@@ -153,7 +198,9 @@ describe("§2.5 stowage doctor against MinIO", () => {
   });
 
   it("§2.3 a foreign endpoint is refused at config load; doctor says why and how to trust it", async () => {
-    const { dir, file } = yamlConfig(s3Yaml({ prefix: "app", endpoint: "https://minio.internal:9000" }));
+    const { dir, file } = yamlConfig(
+      s3Yaml({ prefix: "app", endpoint: "https://minio.internal:9000" }),
+    );
     const run = await stowage(["doctor", "--config", file], goodEnv(), dir);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("[FAIL] Config (stowage.config.yaml) -- config error: ");

@@ -14,9 +14,16 @@ const BIN = join(import.meta.dirname, "../bin/stowage.js");
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function stowage(args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function stowage(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? "", HOME: cwd, ...env } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: cwd, ...env },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -27,7 +34,12 @@ function stowage(args: string[], env: Record<string, string>, cwd: string): Prom
 }
 
 type Bytes = string | ArrayBuffer | ArrayBufferView;
-const bytes = (d: Bytes) => (typeof d === "string" ? d : ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : new Uint8Array(d));
+const bytes = (d: Bytes) =>
+  typeof d === "string"
+    ? d
+    : ArrayBuffer.isView(d)
+      ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength)
+      : new Uint8Array(d);
 
 /** SHA-256 / HMAC-SHA-256 for the SigV4 signer, from node:crypto. */
 class Sha256 {
@@ -47,11 +59,27 @@ class Sha256 {
 async function assumeRole(policy: unknown): Promise<{ AK: string; SK: string; ST: string }> {
   const m = minio();
   const url = new URL(m.endpoint);
-  const body = new URLSearchParams({ Action: "AssumeRole", Version: "2011-06-15", DurationSeconds: "900", Policy: JSON.stringify(policy) }).toString();
-  const signer = new SignatureV4({ service: "sts", region: m.region, credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey }, sha256: Sha256 });
+  const body = new URLSearchParams({
+    Action: "AssumeRole",
+    Version: "2011-06-15",
+    DurationSeconds: "900",
+    Policy: JSON.stringify(policy),
+  }).toString();
+  const signer = new SignatureV4({
+    service: "sts",
+    region: m.region,
+    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+    sha256: Sha256,
+  });
   const signed = await signer.sign({
-    method: "POST", protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: "/", query: {},
-    headers: { host: url.host, "content-type": "application/x-www-form-urlencoded" }, body,
+    method: "POST",
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: Number(url.port),
+    path: "/",
+    query: {},
+    headers: { host: url.host, "content-type": "application/x-www-form-urlencoded" },
+    body,
   });
   const res = await fetch(`${m.endpoint}/`, { method: "POST", headers: signed.headers, body });
   const xml = await res.text();
@@ -109,12 +137,28 @@ describe("§1 stowage policy", () => {
       ["StowageList", ["s3:ListBucket"]],
       ["StowageDoctorCleanup", ["s3:DeleteObject"]],
     ]);
-    expect(writer.Statement[0]!.Resource).toEqual([`arn:aws:s3:::${bucket}/orders/production/v1/*`, `arn:aws:s3:::${bucket}/orders/production/.stowage-doctor/*`]);
-    expect(writer.Statement[3]!.Resource).toEqual([`arn:aws:s3:::${bucket}/orders/production/.stowage-doctor/*`]);
+    expect(writer.Statement[0]!.Resource).toEqual([
+      `arn:aws:s3:::${bucket}/orders/production/v1/*`,
+      `arn:aws:s3:::${bucket}/orders/production/.stowage-doctor/*`,
+    ]);
+    expect(writer.Statement[3]!.Resource).toEqual([
+      `arn:aws:s3:::${bucket}/orders/production/.stowage-doctor/*`,
+    ]);
     const reader = await policyFor(file, dir, "reader");
     expect(reader.Statement).toEqual([
-      { Sid: "StowageList", Effect: "Allow", Action: ["s3:ListBucket"], Resource: [`arn:aws:s3:::${bucket}`], Condition: { StringLike: { "s3:prefix": ["orders/production/v1/*"] } } },
-      { Sid: "StowageRead", Effect: "Allow", Action: ["s3:GetObject"], Resource: [`arn:aws:s3:::${bucket}/orders/production/v1/*`] },
+      {
+        Sid: "StowageList",
+        Effect: "Allow",
+        Action: ["s3:ListBucket"],
+        Resource: [`arn:aws:s3:::${bucket}`],
+        Condition: { StringLike: { "s3:prefix": ["orders/production/v1/*"] } },
+      },
+      {
+        Sid: "StowageRead",
+        Effect: "Allow",
+        Action: ["s3:GetObject"],
+        Resource: [`arn:aws:s3:::${bucket}/orders/production/v1/*`],
+      },
     ]);
     const text = await stowage(["policy", "--config", file, "--role", "writer"], {}, dir);
     expect(text.stdout).toMatch(/^# Least-privilege IAM policy, role writer, for s3:\/\//);
@@ -140,7 +184,9 @@ describe("§1 stowage policy", () => {
     const creds = await assumeRole(await policyFor(file, dir, "reader"));
     const run = await stowage(["doctor", "--config", file, "--json"], creds, dir);
     expect(run.code).toBe(1);
-    const report = JSON.parse(run.stdout) as { checks: { name: string; ok: boolean; category?: string; hint?: string }[] };
+    const report = JSON.parse(run.stdout) as {
+      checks: { name: string; ok: boolean; category?: string; hint?: string }[];
+    };
     const write = report.checks.find((c) => c.name.startsWith("Write probe"));
     expect(write).toMatchObject({ ok: false, category: "auth error" });
     expect(write?.hint).toContain(`s3:PutObject on arn:aws:s3:::${minio().bucket}/${prefix}/*`);
@@ -152,13 +198,26 @@ describe("§1 stowage policy", () => {
     const prefix = uniquePrefix("policy-nodelete");
     const { dir, file } = project(prefix);
     const writer = await policyFor(file, dir, "writer");
-    const creds = await assumeRole({ ...writer, Statement: writer.Statement.filter((s) => s.Sid !== "StowageDoctorCleanup") });
+    const creds = await assumeRole({
+      ...writer,
+      Statement: writer.Statement.filter((s) => s.Sid !== "StowageDoctorCleanup"),
+    });
     const run = await stowage(["doctor", "--config", file], creds, dir);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/\[FAIL\] Cleanup \(DeleteObject\) -- auth error: could not delete the probe; left behind: /);
-    const store = new S3Store({ bucket: m.bucket, region: m.region, endpoint: m.endpoint, forcePathStyle: true, credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey } });
+    expect(run.stdout).toMatch(
+      /\[FAIL\] Cleanup \(DeleteObject\) -- auth error: could not delete the probe; left behind: /,
+    );
+    const store = new S3Store({
+      bucket: m.bucket,
+      region: m.region,
+      endpoint: m.endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+    });
     try {
-      const left = (await store.list({ prefix: `${prefix}/.stowage-doctor/` })).entries.map((e) => e.key);
+      const left = (await store.list({ prefix: `${prefix}/.stowage-doctor/` })).entries.map(
+        (e) => e.key,
+      );
       expect(left).toHaveLength(2);
       for (const k of left) expect(run.stdout).toContain(k);
       for (const k of left) await store.delete(k);

@@ -27,7 +27,8 @@ const envName = z
     message: "must be the NAME of an environment variable (letters, digits, _), not its value",
   })
   .refine((v) => !LOOKS_LIKE_KEY.test(v), {
-    message: "looks like an access key, not the name of an environment variable: put the key in a variable and name the variable here",
+    message:
+      "looks like an access key, not the name of an environment variable: put the key in a variable and name the variable here",
   });
 
 const bucketName = z
@@ -37,7 +38,8 @@ const bucketName = z
     message: "must be a bucket name only (no `s3://`, no `/`): put the path in `prefix`",
   })
   .refine((v) => /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(v), {
-    message: "is not a valid bucket name (3–63 characters: lower-case letters, digits, `.` and `-`)",
+    message:
+      "is not a valid bucket name (3–63 characters: lower-case letters, digits, `.` and `-`)",
   });
 
 const credentialsSchema = z.union([
@@ -48,7 +50,8 @@ const credentialsSchema = z.union([
     expiration: z.date().optional(),
   }),
   z.custom<CredentialProvider>((v) => typeof v === "function", {
-    message: "must be {accessKeyId, secretAccessKey, sessionToken?} or an async function returning it",
+    message:
+      "must be {accessKeyId, secretAccessKey, sessionToken?} or an async function returning it",
   }),
 ]);
 

@@ -9,7 +9,12 @@ import type { z } from "zod";
 import { StowageError } from "../shared/errors.js";
 import { checkEndpoint, isLoopbackHost } from "./endpoint-policy.js";
 import { applyProvider, type ProviderName } from "./providers.js";
-import { destinationObjectSchema, s3BlockSchema, type CredentialIdentity, type CredentialProvider } from "./destination-schema.js";
+import {
+  destinationObjectSchema,
+  s3BlockSchema,
+  type CredentialIdentity,
+  type CredentialProvider,
+} from "./destination-schema.js";
 import { endpointTrust, processEnv, type Env } from "./env.js";
 import { configErrorMap, configIssuesError } from "./issues.js";
 import { normaliseKeys, type ConfigPath, type KeyOrigins } from "./keys.js";
@@ -72,29 +77,47 @@ export function normalisePrefix(prefix: string | undefined, where = "prefix"): s
 
 type S3Block = z.output<typeof s3BlockSchema>;
 
-function credentialsSpec(block: S3Block, endpoint: string | undefined, origin: "code" | "data"): CredentialsSpec {
+function credentialsSpec(
+  block: S3Block,
+  endpoint: string | undefined,
+  origin: "code" | "data",
+): CredentialsSpec {
   const fail = (m: string) => new StowageError("config", m, { hint: "see docs/credentials.md" });
   const others = [
     block.credentials !== undefined && "credentials",
-    (block.accessKeyEnv ?? block.secretKeyEnv ?? block.sessionTokenEnv) !== undefined && "access_key_env/secret_key_env",
+    (block.accessKeyEnv ?? block.secretKeyEnv ?? block.sessionTokenEnv) !== undefined &&
+      "access_key_env/secret_key_env",
     block.profile !== undefined && "profile",
   ].filter(Boolean);
   if (block.allowAnonymous) {
-    if (others.length) throw fail(`allowAnonymous sends unsigned requests, so it cannot be combined with ${others.join(", ")}; remove one`);
+    if (others.length)
+      throw fail(
+        `allowAnonymous sends unsigned requests, so it cannot be combined with ${others.join(", ")}; remove one`,
+      );
     if (!endpoint || !isLoopbackHost(new URL(endpoint).hostname)) {
-      throw fail("allowAnonymous is only allowed with a loopback endpoint (localhost, 127.0.0.0/8, ::1) such as a local emulator");
+      throw fail(
+        "allowAnonymous is only allowed with a loopback endpoint (localhost, 127.0.0.0/8, ::1) such as a local emulator",
+      );
     }
     return { source: "anonymous" };
   }
   if (block.credentials !== undefined) {
     if (origin === "data") {
-      throw fail("`credentials` (literal keys) are not accepted in a YAML/JSON file; name environment variables with access_key_env/secret_key_env instead");
+      throw fail(
+        "`credentials` (literal keys) are not accepted in a YAML/JSON file; name environment variables with access_key_env/secret_key_env instead",
+      );
     }
     return { source: "explicit", credentials: block.credentials };
   }
-  if (block.accessKeyEnv !== undefined || block.secretKeyEnv !== undefined || block.sessionTokenEnv !== undefined) {
+  if (
+    block.accessKeyEnv !== undefined ||
+    block.secretKeyEnv !== undefined ||
+    block.sessionTokenEnv !== undefined
+  ) {
     if (!block.accessKeyEnv || !block.secretKeyEnv) {
-      throw fail("set both accessKeyEnv and secretKeyEnv (access_key_env / secret_key_env in YAML), or neither");
+      throw fail(
+        "set both accessKeyEnv and secretKeyEnv (access_key_env / secret_key_env in YAML), or neither",
+      );
     }
     return {
       source: "env",
@@ -111,7 +134,11 @@ function credentialsSpec(block: S3Block, endpoint: string | undefined, origin: "
  * Finishes a schema-valid S3 block: provider preset, prefix, credential source,
  * endpoint policy. Errors are prefixed with the file and block location.
  */
-export function finishS3Destination(block: S3Block, where: string, options: DestinationParseOptions = {}): ResolvedS3Destination {
+export function finishS3Destination(
+  block: S3Block,
+  where: string,
+  options: DestinationParseOptions = {},
+): ResolvedS3Destination {
   const env = options.env ?? processEnv();
   const origin = options.origin ?? "code";
   try {
@@ -119,11 +146,15 @@ export function finishS3Destination(block: S3Block, where: string, options: Dest
     addressing.region ??= env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined;
     const trustEndpoint = origin === "code" && block.trustEndpoint === true;
     try {
-      checkEndpoint(addressing.endpoint, { ...endpointTrust(env, options.trustedHosts), trustEndpoint });
+      checkEndpoint(addressing.endpoint, {
+        ...endpointTrust(env, options.trustedHosts),
+        trustEndpoint,
+      });
     } catch (err) {
       // trust_endpoint is accepted in YAML/JSON for symmetry but not honoured there (§2.3).
       if (!(err instanceof StowageError) || origin !== "data" || !block.trustEndpoint) throw err;
-      const note = "\nNote: `trust_endpoint: true` is not honoured in a YAML/JSON file (a data file can change without code review); use 1 or 2.";
+      const note =
+        "\nNote: `trust_endpoint: true` is not honoured in a YAML/JSON file (a data file can change without code review); use 1 or 2.";
       throw new StowageError(err.code, err.message + note, err.hint ? { hint: err.hint } : {});
     }
     return {
@@ -141,12 +172,18 @@ export function finishS3Destination(block: S3Block, where: string, options: Dest
   } catch (err) {
     if (!(err instanceof StowageError)) throw err;
     const head = `${options.file ? `${options.file}: ` : ""}${where}: `;
-    throw new StowageError(err.code, head + err.message, { cause: err.cause, ...(err.hint ? { hint: err.hint } : {}) });
+    throw new StowageError(err.code, head + err.message, {
+      cause: err.cause,
+      ...(err.hint ? { hint: err.hint } : {}),
+    });
   }
 }
 
 /** Absolute path of a local-directory store. */
-export function finishLocalDestination(path: string, cwd: string | undefined): ResolvedLocalDestination {
+export function finishLocalDestination(
+  path: string,
+  cwd: string | undefined,
+): ResolvedLocalDestination {
   return { type: "local", path: isAbsolute(path) ? path : resolve(cwd ?? process.cwd(), path) };
 }
 
@@ -158,16 +195,22 @@ export function finishLocalDestination(path: string, cwd: string | undefined): R
  * parseDestination({ type: "s3", bucket: "logs", prefix: "/app/", endpoint: "http://localhost:9000", force_path_style: true }, "destination")
  * // → { type: "s3", bucket: "logs", prefix: "app", region: "us-east-1", forcePathStyle: true, ... }
  */
-export function parseDestination(raw: unknown, where = "destination", options: DestinationParseOptions = {}): ResolvedDestination {
+export function parseDestination(
+  raw: unknown,
+  where = "destination",
+  options: DestinationParseOptions = {},
+): ResolvedDestination {
   const origins: KeyOrigins = new Map();
   const base: ConfigPath = [];
   const { value } = normaliseKeys(raw, where, origins, base);
   const typed = value !== null && typeof value === "object" && "type" in value;
   const schema = typed ? destinationObjectSchema : s3BlockSchema;
   const result = schema.safeParse(value, { error: configErrorMap, reportInput: true });
-  if (!result.success) throw configIssuesError(result.error.issues, { origins, where, file: options.file });
+  if (!result.success)
+    throw configIssuesError(result.error.issues, { origins, where, file: options.file });
   const data = result.data;
-  if ("type" in data && data.type === "local") return finishLocalDestination(data.path, options.cwd);
+  if ("type" in data && data.type === "local")
+    return finishLocalDestination(data.path, options.cwd);
   const { type: _type, ...block } = data as S3Block & { type?: "s3" };
   return finishS3Destination(block, where, options);
 }

@@ -4,7 +4,11 @@ import { checkEndpoint, isLoopbackHost, parseTrustedHosts } from "./endpoint-pol
 import { endpointTrust } from "./env.js";
 
 const none = { trustedHosts: [], allowHttp: false, trustEndpoint: false };
-const verdict = (endpoint: string | undefined, env: Record<string, string> = {}, trustEndpoint = false) => {
+const verdict = (
+  endpoint: string | undefined,
+  env: Record<string, string> = {},
+  trustEndpoint = false,
+) => {
   try {
     return checkEndpoint(endpoint, { ...endpointTrust(env), trustEndpoint }).kind;
   } catch (err) {
@@ -26,11 +30,27 @@ describe("§2.3 endpoint policy table", () => {
     ["http://localhost.attacker.com", {}, "refused:policy"],
     ["http://128.0.0.1:9000", {}, "refused:policy"],
     ["https://minio.internal", {}, "refused:policy"],
-    ["https://minio.internal", { STOWAGE_TRUSTED_ENDPOINTS: "other.host, minio.internal" }, "trusted"],
-    ["https://minio.internal:9000", { STOWAGE_TRUSTED_ENDPOINTS: "minio.internal:9000" }, "trusted"],
-    ["https://minio.internal:9000", { STOWAGE_TRUSTED_ENDPOINTS: "minio.internal:9999" }, "refused:policy"],
+    [
+      "https://minio.internal",
+      { STOWAGE_TRUSTED_ENDPOINTS: "other.host, minio.internal" },
+      "trusted",
+    ],
+    [
+      "https://minio.internal:9000",
+      { STOWAGE_TRUSTED_ENDPOINTS: "minio.internal:9000" },
+      "trusted",
+    ],
+    [
+      "https://minio.internal:9000",
+      { STOWAGE_TRUSTED_ENDPOINTS: "minio.internal:9999" },
+      "refused:policy",
+    ],
     ["http://minio.internal", { STOWAGE_TRUSTED_ENDPOINTS: "minio.internal" }, "refused:policy"],
-    ["http://minio.internal", { STOWAGE_TRUSTED_ENDPOINTS: "minio.internal", STOWAGE_ALLOW_HTTP: "1" }, "trusted"],
+    [
+      "http://minio.internal",
+      { STOWAGE_TRUSTED_ENDPOINTS: "minio.internal", STOWAGE_ALLOW_HTTP: "1" },
+      "trusted",
+    ],
     ["http://minio.internal", { STOWAGE_ALLOW_HTTP: "1" }, "refused:policy"],
     ["http://0123456789abcdef.r2.cloudflarestorage.com", {}, "refused:policy"],
     ["https://0123456789abcdef.r2.cloudflarestorage.com", {}, "provider"],
@@ -71,7 +91,9 @@ describe("§2.3 endpoint policy table", () => {
   });
 
   it("§2.3 a refused endpoint with userinfo never echoes the password", () => {
-    expect(() => checkEndpoint("https://AKIAEXAMPLE:s3cr3tvalue@minio.internal", none)).toThrow(StowageError);
+    expect(() => checkEndpoint("https://AKIAEXAMPLE:s3cr3tvalue@minio.internal", none)).toThrow(
+      StowageError,
+    );
     try {
       checkEndpoint("https://AKIAEXAMPLE:s3cr3tvalue@minio.internal", none);
     } catch (e) {
@@ -89,6 +111,10 @@ describe("§2.3 endpoint policy table", () => {
   });
 
   it("§2.3 STOWAGE_TRUSTED_ENDPOINTS accepts hosts, host:port and URLs", () => {
-    expect(parseTrustedHosts(" A.example , b.example:9000,https://c.example:8443/x ,")).toEqual(["a.example", "b.example:9000", "c.example:8443"]);
+    expect(parseTrustedHosts(" A.example , b.example:9000,https://c.example:8443/x ,")).toEqual([
+      "a.example",
+      "b.example:9000",
+      "c.example:8443",
+    ]);
   });
 });

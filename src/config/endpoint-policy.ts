@@ -29,8 +29,7 @@ export interface EndpointPolicyOptions {
 
 /** Why an endpoint was allowed. */
 export type EndpointVerdict =
-  | { kind: "default" }
-  | { kind: "loopback" | "provider" | "trusted"; url: URL; host: string };
+  { kind: "default" } | { kind: "loopback" | "provider" | "trusted"; url: URL; host: string };
 
 const stripDot = (h: string) => (h.endsWith(".") ? h.slice(0, -1) : h);
 
@@ -93,19 +92,31 @@ function refuse(what: string, why: string, host: string): never {
  * StowageError("policy") saying what was refused, why, and the ways forward.
  * @example checkEndpoint("http://localhost:9000", { trustedHosts: [], allowHttp: false, trustEndpoint: false }).kind // "loopback"
  */
-export function checkEndpoint(endpoint: string | undefined, options: EndpointPolicyOptions): EndpointVerdict {
+export function checkEndpoint(
+  endpoint: string | undefined,
+  options: EndpointPolicyOptions,
+): EndpointVerdict {
   if (endpoint === undefined) return { kind: "default" };
   let url: URL;
   try {
     url = new URL(endpoint);
   } catch {
-    throw new StowageError("config", "`endpoint` is not a URL; write it as https://host[:port] (or http://localhost:9000 for a local MinIO)");
+    throw new StowageError(
+      "config",
+      "`endpoint` is not a URL; write it as https://host[:port] (or http://localhost:9000 for a local MinIO)",
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new StowageError("config", `\`endpoint\` must start with https:// or http://, not ${url.protocol}//`);
+    throw new StowageError(
+      "config",
+      `\`endpoint\` must start with https:// or http://, not ${url.protocol}//`,
+    );
   }
   if (url.username || url.password) {
-    throw new StowageError("policy", "`endpoint` must not contain user:password@ — credentials belong in access_key_env/secret_key_env (docs/credentials.md)");
+    throw new StowageError(
+      "policy",
+      "`endpoint` must not contain user:password@ — credentials belong in access_key_env/secret_key_env (docs/credentials.md)",
+    );
   }
   const shown = `${url.protocol}//${url.host}`;
   if (isLoopbackHost(url.hostname)) return { kind: "loopback", url, host: url.host };
@@ -120,8 +131,16 @@ export function checkEndpoint(endpoint: string | undefined, options: EndpointPol
     return { kind: "provider", url, host: url.host };
   }
   const trusted =
-    options.trustEndpoint || options.trustedHosts.some((t) => t === url.host || t === url.hostname || t === stripDot(url.hostname));
-  if (!trusted) refuse(shown, `${url.hostname} is neither a loopback address nor a well-known provider domain.`, url.hostname);
+    options.trustEndpoint ||
+    options.trustedHosts.some(
+      (t) => t === url.host || t === url.hostname || t === stripDot(url.hostname),
+    );
+  if (!trusted)
+    refuse(
+      shown,
+      `${url.hostname} is neither a loopback address nor a well-known provider domain.`,
+      url.hostname,
+    );
   if (url.protocol === "http:" && !options.allowHttp) {
     throw new StowageError(
       "policy",

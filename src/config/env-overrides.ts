@@ -25,7 +25,8 @@ const CONSOLE_VALUES: Record<string, "pretty" | "json" | false> = {
   "0": false,
 };
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
 const set = (v: string | undefined) => (v !== undefined && v.trim() !== "" ? v.trim() : undefined);
 
 /**
@@ -39,18 +40,23 @@ export function applyEnvOverrides(config: unknown, env: Env, origins: KeyOrigins
   const level = set(env.STOWAGE_LEVEL)?.toLowerCase();
   if (level !== undefined) {
     if (!(LEVELS as readonly string[]).includes(level) && !(level in LEVEL_ALIASES)) {
-      throw new StowageError("config", `STOWAGE_LEVEL must be one of ${LEVELS.join(", ")} (or warn, fatal)`);
+      throw new StowageError(
+        "config",
+        `STOWAGE_LEVEL must be one of ${LEVELS.join(", ")} (or warn, fatal)`,
+      );
     }
     out.level = level;
   }
   const consoleValue = set(env.STOWAGE_CONSOLE)?.toLowerCase();
   if (consoleValue !== undefined) {
-    if (!(consoleValue in CONSOLE_VALUES)) throw new StowageError("config", "STOWAGE_CONSOLE must be pretty, json or false");
+    if (!(consoleValue in CONSOLE_VALUES))
+      throw new StowageError("config", "STOWAGE_CONSOLE must be pretty, json or false");
     out.console = CONSOLE_VALUES[consoleValue];
   }
   const destination = set(env.STOWAGE_DESTINATION)?.toLowerCase();
   if (destination !== undefined) {
-    if (destination !== "s3" && destination !== "local") throw new StowageError("config", "STOWAGE_DESTINATION must be s3 or local");
+    if (destination !== "s3" && destination !== "local")
+      throw new StowageError("config", "STOWAGE_DESTINATION must be s3 or local");
     const current = out.destination;
     if (!(isObject(current) && current.type === destination)) out.destination = destination;
   }
@@ -58,7 +64,9 @@ export function applyEnvOverrides(config: unknown, env: Env, origins: KeyOrigins
   if (overrides.length) {
     const inObject = isObject(out.destination) && out.destination.type === "s3";
     const blockKey = inObject ? "destination" : "s3";
-    const block: Record<string, unknown> = isObject(out[blockKey]) ? { ...(out[blockKey] as Record<string, unknown>) } : {};
+    const block: Record<string, unknown> = isObject(out[blockKey])
+      ? { ...(out[blockKey] as Record<string, unknown>) }
+      : {};
     for (const [name, key] of overrides) {
       block[key] = set(env[name]);
       origins.set(pathId([blockKey, key]), `${key} (from ${name})`);

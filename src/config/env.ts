@@ -29,7 +29,10 @@ export interface EndpointTrust {
  */
 export function endpointTrust(env: Env, cliHosts: readonly string[] = []): EndpointTrust {
   return {
-    trustedHosts: [...parseTrustedHosts(env.STOWAGE_TRUSTED_ENDPOINTS), ...parseTrustedHosts(cliHosts.join(","))],
+    trustedHosts: [
+      ...parseTrustedHosts(env.STOWAGE_TRUSTED_ENDPOINTS),
+      ...parseTrustedHosts(cliHosts.join(",")),
+    ],
     allowHttp: envFlag(env.STOWAGE_ALLOW_HTTP),
   };
 }

@@ -40,5 +40,13 @@ export {
   type ResolvedGrantLimits,
   type ResolvedLoggerConfig,
 } from "./logger-config.js";
-export { LEVELS, LEVEL_ALIASES, type Level, type LoggerConfig, type DeliveryOptions, type RedactOptions, type StudioOptions } from "./logger-schema.js";
+export {
+  LEVELS,
+  LEVEL_ALIASES,
+  type Level,
+  type LoggerConfig,
+  type DeliveryOptions,
+  type RedactOptions,
+  type StudioOptions,
+} from "./logger-schema.js";
 export { loadProjectConfig, type ProjectConfig } from "./project-config.js";

@@ -87,13 +87,17 @@ export function displayPath(path: ConfigPath, origins: KeyOrigins, where = ""): 
 
 /** Edit distance (insert, delete, substitute; a transposition costs 1 as in Damerau's variant). */
 export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [
+    i,
+    ...Array<number>(b.length).fill(0),
+  ]);
   for (let j = 0; j <= b.length; j++) d[0]![j] = j;
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
       d[i]![j] = best;
     }
   }
@@ -112,8 +116,7 @@ export function closestKey(key: string, valid: readonly string[]): string | unde
   for (const candidate of valid) {
     const c = candidate.toLowerCase();
     const prefixed = k.length >= 3 && (c.startsWith(k) || k.startsWith(c));
-    const dist = prefixed ? Math.min(2, editDistance(k, c))
-      : editDistance(k, c);
+    const dist = prefixed ? Math.min(2, editDistance(k, c)) : editDistance(k, c);
     if (dist < bestDistance) [best, bestDistance] = [candidate, dist];
   }
   return bestDistance <= Math.max(2, Math.floor(k.length / 3)) ? best : undefined;

@@ -62,7 +62,10 @@ function formatOf(path: string): LoadedConfigFile["format"] {
   if ([".js", ".mjs", ".cjs"].includes(ext)) return "js";
   if (ext === ".json") return "json";
   if (ext === ".yaml" || ext === ".yml") return "yaml";
-  throw new StowageError("config", `${path}: unsupported config file type ${ext || "(none)"}; use .ts, .mts, .js, .mjs, .json, .yaml or .yml`);
+  throw new StowageError(
+    "config",
+    `${path}: unsupported config file type ${ext || "(none)"}; use .ts, .mts, .js, .mjs, .json, .yaml or .yml`,
+  );
 }
 
 /** YAML (and JSON, a subset) with line:column errors and duplicate keys refused. */
@@ -72,7 +75,10 @@ function parseData(text: string, file: string, kind: "YAML" | "JSON"): unknown {
   if (err) {
     const pos = err.linePos?.[0];
     const reason = err.message.split(/ at line \d+|:\n/)[0]!.trim();
-    throw new StowageError("config", `${file}${pos ? `:${pos.line}:${pos.col}` : ""}: invalid ${kind}: ${reason}${pos ? ` (line ${pos.line}, column ${pos.col})` : ""}`);
+    throw new StowageError(
+      "config",
+      `${file}${pos ? `:${pos.line}:${pos.col}` : ""}: invalid ${kind}: ${reason}${pos ? ` (line ${pos.line}, column ${pos.col})` : ""}`,
+    );
   }
   return doc.toJS() as unknown;
 }
@@ -84,7 +90,9 @@ async function importCode(path: string): Promise<unknown> {
     return await jiti.import(path, { default: true });
   } catch (err) {
     const first = String((err as Error)?.message ?? err).split("\n")[0];
-    throw new StowageError("config", `${path}: could not load the config module: ${first}`, { cause: err });
+    throw new StowageError("config", `${path}: could not load the config module: ${first}`, {
+      cause: err,
+    });
   }
 }
 
@@ -92,20 +100,31 @@ async function importCode(path: string): Promise<unknown> {
  * Loads one config file. YAML/JSON strings get `${ENV}` interpolation from `env`.
  * @example const { data, origin } = await loadConfigFile("stowage.config.yaml", { env: process.env });
  */
-export async function loadConfigFile(path: string, options: { env?: Env; cwd?: string } = {}): Promise<LoadedConfigFile> {
+export async function loadConfigFile(
+  path: string,
+  options: { env?: Env; cwd?: string } = {},
+): Promise<LoadedConfigFile> {
   const abs = resolve(options.cwd ?? process.cwd(), path);
   const format = formatOf(abs);
   if (!existsSync(abs)) throw new StowageError("config", `config file ${abs} does not exist`);
   if (format === "ts" || format === "js") {
     const data = await importCode(abs);
     if (data === undefined || data === null || typeof data !== "object") {
-      throw new StowageError("config", `${abs}: the module must \`export default defineConfig({...})\``);
+      throw new StowageError(
+        "config",
+        `${abs}: the module must \`export default defineConfig({...})\``,
+      );
     }
     return { path: abs, format, origin: "code", data };
   }
   const text = await readFile(abs, "utf8");
   const parsed = parseData(text, abs, format === "json" ? "JSON" : "YAML");
-  return { path: abs, format, origin: "data", data: interpolateEnv(parsed ?? {}, options.env ?? processEnv(), abs) };
+  return {
+    path: abs,
+    format,
+    origin: "data",
+    data: interpolateEnv(parsed ?? {}, options.env ?? processEnv(), abs),
+  };
 }
 
 /**
@@ -114,7 +133,10 @@ export async function loadConfigFile(path: string, options: { env?: Env; cwd?: s
  * (no top-level await in such a config), YAML/JSON read and parsed in place.
  * @example const { data } = loadConfigFileSync("stowage.config.ts");
  */
-export function loadConfigFileSync(path: string, options: { env?: Env; cwd?: string } = {}): LoadedConfigFile {
+export function loadConfigFileSync(
+  path: string,
+  options: { env?: Env; cwd?: string } = {},
+): LoadedConfigFile {
   const abs = resolve(options.cwd ?? process.cwd(), path);
   const format = formatOf(abs);
   if (!existsSync(abs)) throw new StowageError("config", `config file ${abs} does not exist`);
@@ -125,14 +147,27 @@ export function loadConfigFileSync(path: string, options: { env?: Env; cwd?: str
       mod = createJiti(import.meta.url, { fsCache: false, moduleCache: false })(abs);
     } catch (err) {
       const first = String((err as Error)?.message ?? err).split("\n")[0];
-      throw new StowageError("config", `${abs}: could not load the config module: ${first}`, { cause: err });
+      throw new StowageError("config", `${abs}: could not load the config module: ${first}`, {
+        cause: err,
+      });
     }
-    const data = mod && typeof mod === "object" && "default" in mod ? (mod as { default: unknown }).default : mod;
+    const data =
+      mod && typeof mod === "object" && "default" in mod
+        ? (mod as { default: unknown }).default
+        : mod;
     if (data === undefined || data === null || typeof data !== "object") {
-      throw new StowageError("config", `${abs}: the module must \`export default defineConfig({...})\``);
+      throw new StowageError(
+        "config",
+        `${abs}: the module must \`export default defineConfig({...})\``,
+      );
     }
     return { path: abs, format, origin: "code", data };
   }
   const parsed = parseData(readFileSync(abs, "utf8"), abs, format === "json" ? "JSON" : "YAML");
-  return { path: abs, format, origin: "data", data: interpolateEnv(parsed ?? {}, options.env ?? processEnv(), abs) };
+  return {
+    path: abs,
+    format,
+    origin: "data",
+    data: interpolateEnv(parsed ?? {}, options.env ?? processEnv(), abs),
+  };
 }

@@ -9,11 +9,21 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { parseBytes } from "../shared/bytes.js";
 import { StowageError } from "../shared/errors.js";
-import { finishLocalDestination, finishS3Destination, type ResolvedDestination } from "./destination.js";
+import {
+  finishLocalDestination,
+  finishS3Destination,
+  type ResolvedDestination,
+} from "./destination.js";
 import { processEnv, type Env } from "./env.js";
 import { configErrorMap, configIssuesError } from "./issues.js";
 import { normaliseKeys, type KeyOrigins } from "./keys.js";
-import { LEVEL_ALIASES, LEVELS, loggerConfigSchema, type deliverySchema, type Level } from "./logger-schema.js";
+import {
+  LEVEL_ALIASES,
+  LEVELS,
+  loggerConfigSchema,
+  type deliverySchema,
+  type Level,
+} from "./logger-schema.js";
 import { applyEnvOverrides } from "./env-overrides.js";
 
 /** The embedded default destination: a local-directory store under the working directory. */
@@ -53,7 +63,12 @@ export interface ResolvedLoggerConfig {
   level: Level;
   console: "pretty" | "json" | false;
   caller: boolean;
-  redact: { keys: string[]; paths: string[]; patterns: (string | RegExp)[]; disableDefaults: boolean };
+  redact: {
+    keys: string[];
+    paths: string[];
+    patterns: (string | RegExp)[];
+    disableDefaults: boolean;
+  };
   destination: ResolvedDestination;
   delivery: ResolvedDelivery;
   studio: { s3: ResolvedGrantLimits };
@@ -77,7 +92,10 @@ export interface ResolveLoggerOptions {
  * @example spoolTargetHash({ type: "s3", bucket: "logs", prefix: "app", ... }) // "3f1c…"
  */
 export function spoolTargetHash(dest: ResolvedDestination): string {
-  const parts = dest.type === "s3" ? [dest.endpoint ?? "", dest.bucket, dest.prefix] : [`file://${dest.path}`, "", ""];
+  const parts =
+    dest.type === "s3"
+      ? [dest.endpoint ?? "", dest.bucket, dest.prefix]
+      : [`file://${dest.path}`, "", ""];
   return createHash("sha256").update(parts.join("\n")).digest("hex").slice(0, 16);
 }
 
@@ -89,28 +107,48 @@ function resolvePath(p: string, cwd: string): string {
 type Parsed = z.output<typeof loggerConfigSchema>;
 type DeliveryInput = z.output<typeof deliverySchema> | undefined;
 
-function chooseDestination(cfg: Parsed, options: ResolveLoggerOptions, cwd: string): { destination: ResolvedDestination; delivery: DeliveryInput } {
+function chooseDestination(
+  cfg: Parsed,
+  options: ResolveLoggerOptions,
+  cwd: string,
+): { destination: ResolvedDestination; delivery: DeliveryInput } {
   const opts = { ...options, cwd };
   const d = cfg.destination;
   if (d !== undefined && typeof d === "object") {
     if (cfg.s3 !== undefined) {
-      throw new StowageError("config", `${options.file ? `${options.file}: ` : ""}both \`destination: {type: ...}\` and an \`s3:\` block configure the destination; keep one`);
+      throw new StowageError(
+        "config",
+        `${options.file ? `${options.file}: ` : ""}both \`destination: {type: ...}\` and an \`s3:\` block configure the destination; keep one`,
+      );
     }
-    if (d.type === "local") return { destination: finishLocalDestination(d.path, cwd), delivery: undefined };
+    if (d.type === "local")
+      return { destination: finishLocalDestination(d.path, cwd), delivery: undefined };
     const { type: _t, delivery, ...block } = d;
     return { destination: finishS3Destination(block, "destination", opts), delivery };
   }
   const kind = d ?? (cfg.s3 !== undefined ? "s3" : "local");
-  if (kind === "local") return { destination: finishLocalDestination(cfg.local?.path ?? DEFAULT_LOCAL_PATH, cwd), delivery: cfg.local?.delivery ?? cfg.s3?.delivery };
+  if (kind === "local")
+    return {
+      destination: finishLocalDestination(cfg.local?.path ?? DEFAULT_LOCAL_PATH, cwd),
+      delivery: cfg.local?.delivery ?? cfg.s3?.delivery,
+    };
   if (!cfg.s3) {
-    throw new StowageError("config", `${options.file ? `${options.file}: ` : ""}destination is "s3" but there is no \`s3:\` block; add s3: { bucket: ... } or set STOWAGE_S3_BUCKET`);
+    throw new StowageError(
+      "config",
+      `${options.file ? `${options.file}: ` : ""}destination is "s3" but there is no \`s3:\` block; add s3: { bucket: ... } or set STOWAGE_S3_BUCKET`,
+    );
   }
   const { delivery, ...block } = cfg.s3;
   return { destination: finishS3Destination(block, "s3", opts), delivery };
 }
 
-function resolveDelivery(d: DeliveryInput, dest: ResolvedDestination, cwd: string): ResolvedDelivery {
-  const b = (v: number | string | undefined, fallback: number, key: string) => (v === undefined ? fallback : parseBytes(v, `s3.delivery.${key}`));
+function resolveDelivery(
+  d: DeliveryInput,
+  dest: ResolvedDestination,
+  cwd: string,
+): ResolvedDelivery {
+  const b = (v: number | string | undefined, fallback: number, key: string) =>
+    v === undefined ? fallback : parseBytes(v, `s3.delivery.${key}`);
   const out: ResolvedDelivery = {
     ...DELIVERY_DEFAULTS,
     ...Object.fromEntries(Object.entries(d ?? {}).filter(([, v]) => v !== undefined)),
@@ -118,13 +156,21 @@ function resolveDelivery(d: DeliveryInput, dest: ResolvedDestination, cwd: strin
     maxQueueBytes: b(d?.maxQueueBytes, DELIVERY_DEFAULTS.maxQueueBytes, "maxQueueBytes"),
     maxRecordBytes: b(d?.maxRecordBytes, DELIVERY_DEFAULTS.maxRecordBytes, "maxRecordBytes"),
     maxSpoolBytes: b(d?.maxSpoolBytes, DELIVERY_DEFAULTS.maxSpoolBytes, "maxSpoolBytes"),
-    spoolPath: d?.spoolPath ? resolvePath(d.spoolPath, cwd) : join(homedir(), ".stowage", "s3", `${spoolTargetHash(dest)}.db`),
+    spoolPath: d?.spoolPath
+      ? resolvePath(d.spoolPath, cwd)
+      : join(homedir(), ".stowage", "s3", `${spoolTargetHash(dest)}.db`),
   };
   if (out.initialBackoffMs > out.maxBackoffMs) {
-    throw new StowageError("config", "`s3.delivery.initialBackoffMs` must not exceed `maxBackoffMs`");
+    throw new StowageError(
+      "config",
+      "`s3.delivery.initialBackoffMs` must not exceed `maxBackoffMs`",
+    );
   }
   if (out.maxRecordBytes > out.maxQueueBytes) {
-    throw new StowageError("config", "`s3.delivery.maxRecordBytes` must not exceed `maxQueueBytes` (a record must fit in the queue)");
+    throw new StowageError(
+      "config",
+      "`s3.delivery.maxRecordBytes` must not exceed `maxQueueBytes` (a record must fit in the queue)",
+    );
   }
   return out;
 }
@@ -136,18 +182,28 @@ function resolveDelivery(d: DeliveryInput, dest: ResolvedDestination, cwd: strin
  * STOWAGE_S3_BUCKET, STOWAGE_S3_PREFIX, STOWAGE_S3_REGION, STOWAGE_S3_ENDPOINT.
  * @example resolveLoggerConfig({ s3: { bucket: "logs", region: "eu-west-1" } }, { env: {} }).destination.type // "s3"
  */
-export function resolveLoggerConfig(raw: unknown = {}, options: ResolveLoggerOptions = {}): ResolvedLoggerConfig {
+export function resolveLoggerConfig(
+  raw: unknown = {},
+  options: ResolveLoggerOptions = {},
+): ResolvedLoggerConfig {
   const env = options.env ?? processEnv();
   const cwd = options.cwd ?? process.cwd();
   const origins: KeyOrigins = new Map();
   const normalised = normaliseKeys(raw ?? {}, "", origins).value;
   const withEnv = applyEnvOverrides(normalised, env, origins);
-  const result = loggerConfigSchema.safeParse(withEnv, { error: configErrorMap, reportInput: true });
-  if (!result.success) throw configIssuesError(result.error.issues, { origins, file: options.file });
+  const result = loggerConfigSchema.safeParse(withEnv, {
+    error: configErrorMap,
+    reportInput: true,
+  });
+  if (!result.success)
+    throw configIssuesError(result.error.issues, { origins, file: options.file });
   const cfg = result.data;
   const { destination, delivery } = chooseDestination(cfg, { ...options, env }, cwd);
-  const level = cfg.level === undefined ? "info" : (LEVEL_ALIASES[cfg.level] ?? (cfg.level as Level));
-  const grants = Object.fromEntries(Object.entries(cfg.studio?.s3 ?? {}).filter(([, v]) => v !== undefined));
+  const level =
+    cfg.level === undefined ? "info" : (LEVEL_ALIASES[cfg.level] ?? (cfg.level as Level));
+  const grants = Object.fromEntries(
+    Object.entries(cfg.studio?.s3 ?? {}).filter(([, v]) => v !== undefined),
+  );
   return {
     ...(cfg.service ? { service: cfg.service } : {}),
     level: LEVELS.includes(level) ? level : "info",
@@ -165,10 +221,15 @@ export function resolveLoggerConfig(raw: unknown = {}, options: ResolveLoggerOpt
       s3: {
         ...GRANT_DEFAULTS,
         ...grants,
-        downloadBytes: parseBytes(cfg.studio?.s3?.downloadBytes ?? GRANT_DEFAULTS.downloadBytes, "studio.s3.downloadBytes"),
-        decodedBytes: parseBytes(cfg.studio?.s3?.decodedBytes ?? GRANT_DEFAULTS.decodedBytes, "studio.s3.decodedBytes"),
+        downloadBytes: parseBytes(
+          cfg.studio?.s3?.downloadBytes ?? GRANT_DEFAULTS.downloadBytes,
+          "studio.s3.downloadBytes",
+        ),
+        decodedBytes: parseBytes(
+          cfg.studio?.s3?.decodedBytes ?? GRANT_DEFAULTS.decodedBytes,
+          "studio.s3.decodedBytes",
+        ),
       },
     },
   };
 }
-

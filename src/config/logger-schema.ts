@@ -7,7 +7,15 @@ import { z } from "zod";
 import { s3Fields } from "./destination-schema.js";
 
 /** Levels in order; `warn` and `fatal` are accepted as aliases of `warning` and `critical`. */
-export const LEVELS = ["trace", "debug", "info", "success", "warning", "error", "critical"] as const;
+export const LEVELS = [
+  "trace",
+  "debug",
+  "info",
+  "success",
+  "warning",
+  "error",
+  "critical",
+] as const;
 export type Level = (typeof LEVELS)[number];
 export const LEVEL_ALIASES: Record<string, Level> = { warn: "warning", fatal: "critical" };
 
@@ -55,7 +63,10 @@ export const studioSchema = z.strictObject({
 /** The logger's `s3:` block: the §2.1 destination block plus `delivery`. */
 export const loggerS3Schema = z.strictObject({ ...s3Fields, delivery: deliverySchema.optional() });
 /** The logger's `local:` block: a directory, plus the same `delivery` options as `s3` (batching applies alike). */
-const localSchema = z.strictObject({ path: z.string().min(1), delivery: deliverySchema.optional() });
+const localSchema = z.strictObject({
+  path: z.string().min(1),
+  delivery: deliverySchema.optional(),
+});
 
 /** The export form of `destination`, as the logger takes it (an S3 one may carry `delivery`). */
 export const loggerDestinationObjectSchema = z.discriminatedUnion("type", [

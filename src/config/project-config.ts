@@ -19,7 +19,13 @@ export interface ProjectConfig {
  * @example const { config, file } = await loadProjectConfig({ cwd: process.cwd() });
  */
 export async function loadProjectConfig(
-  options: { cwd?: string; env?: Env; file?: string; isTTY?: boolean; trustedHosts?: readonly string[] } = {},
+  options: {
+    cwd?: string;
+    env?: Env;
+    file?: string;
+    isTTY?: boolean;
+    trustedHosts?: readonly string[];
+  } = {},
 ): Promise<ProjectConfig> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? processEnv();
@@ -31,7 +37,14 @@ export async function loadProjectConfig(
     file = found.path;
   }
   if (file === undefined) {
-    return { config: resolveLoggerConfig({}, { env, cwd, ...(options.isTTY !== undefined ? { isTTY: options.isTTY } : {}) }), file: undefined, warnings };
+    return {
+      config: resolveLoggerConfig(
+        {},
+        { env, cwd, ...(options.isTTY !== undefined ? { isTTY: options.isTTY } : {}) },
+      ),
+      file: undefined,
+      warnings,
+    };
   }
   const loaded = await loadConfigFile(file, { env, cwd });
   const config = resolveLoggerConfig(loaded.data, {

@@ -41,7 +41,10 @@ export function r2Endpoint(accountId: string): string {
 export function applyProvider(input: AddressingInput): Addressing {
   const { provider, accountId } = input;
   if (accountId !== undefined && provider !== "r2") {
-    throw new StowageError("config", `\`accountId\` is only used with provider: r2; add \`provider: r2\` or remove it`);
+    throw new StowageError(
+      "config",
+      `\`accountId\` is only used with provider: r2; add \`provider: r2\` or remove it`,
+    );
   }
   const out: Addressing = { forcePathStyle: input.forcePathStyle ?? false };
   if (provider) out.provider = provider;
@@ -50,14 +53,20 @@ export function applyProvider(input: AddressingInput): Addressing {
   switch (provider) {
     case "r2":
       if (!accountId) {
-        throw new StowageError("config", `provider r2 needs \`accountId\` (your Cloudflare account id) to build the endpoint`);
+        throw new StowageError(
+          "config",
+          `provider r2 needs \`accountId\` (your Cloudflare account id) to build the endpoint`,
+        );
       }
       out.region ??= "auto";
       out.endpoint ??= r2Endpoint(accountId);
       break;
     case "minio":
       if (!input.endpoint) {
-        throw new StowageError("config", `provider minio needs \`endpoint\`, e.g. http://localhost:9000`);
+        throw new StowageError(
+          "config",
+          `provider minio needs \`endpoint\`, e.g. http://localhost:9000`,
+        );
       }
       out.forcePathStyle = input.forcePathStyle ?? true;
       out.region ??= "us-east-1";

@@ -28,7 +28,12 @@ function mbCommand(dest: ResolvedDestination & { type: "s3" }): string {
   return `aws${endpoint} s3 mb s3://${dest.bucket}${endpoint ? "" : region}`;
 }
 
-function authHint(code: string, dest: ResolvedDestination & { type: "s3" }, need: ProbeNeed, file?: string): string {
+function authHint(
+  code: string,
+  dest: ResolvedDestination & { type: "s3" },
+  need: ProbeNeed,
+  file?: string,
+): string {
   const policy = `stowage policy${file ? ` --config ${file}` : ""} --role writer`;
   switch (code) {
     case "SignatureDoesNotMatch":
@@ -47,36 +52,80 @@ function authHint(code: string, dest: ResolvedDestination & { type: "s3" }, need
  * Classifies a probe failure.
  * @example diagnose(err, dest, { action: "s3:PutObject", resource: "arn:aws:s3:::logs/app/*" }).category // "auth error"
  */
-export function diagnose(err: unknown, dest: ResolvedDestination, need: ProbeNeed, options: { file?: string; capabilityProbe?: boolean } = {}): Failure {
-  if (isStowageError(err, "config", "policy")) return { ok: false, category: "config error", detail: err.message, ...(err.hint ? { hint: err.hint } : {}) };
+export function diagnose(
+  err: unknown,
+  dest: ResolvedDestination,
+  need: ProbeNeed,
+  options: { file?: string; capabilityProbe?: boolean } = {},
+): Failure {
+  if (isStowageError(err, "config", "policy"))
+    return {
+      ok: false,
+      category: "config error",
+      detail: err.message,
+      ...(err.hint ? { hint: err.hint } : {}),
+    };
   const c = classifyError(err);
   const detail = `${c.code}${c.status ? ` (HTTP ${c.status})` : ""}${c.message && c.message !== c.code ? `: ${firstLine(c.message)}` : ""}`;
-  const fail = (category: DoctorCategory, hint: string): Failure => ({ ok: false, category, detail, hint });
+  const fail = (category: DoctorCategory, hint: string): Failure => ({
+    ok: false,
+    category,
+    detail,
+    hint,
+  });
   if (dest.type === "local") {
-    const code = (err as { code?: string; cause?: { code?: string } })?.cause?.code ?? (err as { code?: string })?.code ?? "";
-    if (code === "EACCES" || code === "EPERM") return fail("auth error", `the process may not ${need.action} under ${dest.path}: check the directory's owner and permissions.`);
-    return fail("config error", `check that ${dest.path} is a writable directory (or can be created).`);
+    const code =
+      (err as { code?: string; cause?: { code?: string } })?.cause?.code ??
+      (err as { code?: string })?.code ??
+      "";
+    if (code === "EACCES" || code === "EPERM")
+      return fail(
+        "auth error",
+        `the process may not ${need.action} under ${dest.path}: check the directory's owner and permissions.`,
+      );
+    return fail(
+      "config error",
+      `check that ${dest.path} is a writable directory (or can be created).`,
+    );
   }
   switch (c.category) {
     case "auth":
       return fail("auth error", authHint(c.code, dest, need, options.file));
     case "bucket-not-found":
-      return fail("bucket not found", `the bucket must exist before Stowage uses it (it never creates one): ${mbCommand(dest)}`);
+      return fail(
+        "bucket not found",
+        `the bucket must exist before Stowage uses it (it never creates one): ${mbCommand(dest)}`,
+      );
     case "wrong-region":
       return c.region
         ? fail("wrong region", `the bucket is in ${c.region}: set region: ${c.region}`)
-        : fail("wrong region", `the request went to the wrong region${dest.region ? ` (${dest.region})` : ""}: set the bucket's region in the destination.`);
+        : fail(
+            "wrong region",
+            `the request went to the wrong region${dest.region ? ` (${dest.region})` : ""}: set the bucket's region in the destination.`,
+          );
     case "capability":
-      return fail("capability missing", `this provider does not support ${need.action} as Stowage needs it (SPEC §2.4: SigV4, ordered paginated ListObjectsV2, GetObject If-Match, PutObject If-None-Match: *).`);
+      return fail(
+        "capability missing",
+        `this provider does not support ${need.action} as Stowage needs it (SPEC §2.4: SigV4, ordered paginated ListObjectsV2, GetObject If-Match, PutObject If-None-Match: *).`,
+      );
     case "config":
       return fail("config error", "fix the configuration and run doctor again.");
     case "connectivity":
-      return fail("connectivity error", `could not reach ${dest.endpoint ? new URL(dest.endpoint).origin : "the provider"}: is the server running, and are host, port and http/https right? A proxy or firewall in the way?`);
+      return fail(
+        "connectivity error",
+        `could not reach ${dest.endpoint ? new URL(dest.endpoint).origin : "the provider"}: is the server running, and are host, port and http/https right? A proxy or firewall in the way?`,
+      );
     default:
       if (options.capabilityProbe && (c.status === 400 || c.status === 501)) {
-        return fail("capability missing", `the provider rejected ${need.action} with its conditional header (SPEC §2.4 requires it).`);
+        return fail(
+          "capability missing",
+          `the provider rejected ${need.action} with its conditional header (SPEC §2.4 requires it).`,
+        );
       }
-      return fail("connectivity error", `the provider failed ${need.action}; if this persists, check the endpoint and the provider's status.`);
+      return fail(
+        "connectivity error",
+        `the provider failed ${need.action}; if this persists, check the endpoint and the provider's status.`,
+      );
   }
 }
 

@@ -29,12 +29,19 @@ export interface ExplainedPolicy {
 }
 
 const bucketArn = (d: ResolvedS3Destination) => `arn:aws:s3:::${d.bucket}`;
-const under = (d: ResolvedS3Destination, sub: string) => `${bucketArn(d)}/${d.prefix ? `${d.prefix}/` : ""}${sub}`;
-const prefixed = (d: ResolvedS3Destination, sub: string) => `${d.prefix ? `${d.prefix}/` : ""}${sub}`;
+const under = (d: ResolvedS3Destination, sub: string) =>
+  `${bucketArn(d)}/${d.prefix ? `${d.prefix}/` : ""}${sub}`;
+const prefixed = (d: ResolvedS3Destination, sub: string) =>
+  `${d.prefix ? `${d.prefix}/` : ""}${sub}`;
 
 type Explained = { st: PolicyStatement; why: string };
 
-function statementsFor(d: ResolvedS3Destination, kind: "logs" | "export", role: PolicyRole, n: string): Explained[] {
+function statementsFor(
+  d: ResolvedS3Destination,
+  kind: "logs" | "export",
+  role: PolicyRole,
+  n: string,
+): Explained[] {
   // Logs live under <prefix>/v1/; doctor's probes under <prefix>/.stowage-doctor/; exports own the whole prefix.
   const data = kind === "logs" ? ["v1/*"] : ["*"];
   const probes = [".stowage-doctor/*"];
@@ -42,26 +49,96 @@ function statementsFor(d: ResolvedS3Destination, kind: "logs" | "export", role: 
   const listPrefixes = kind === "logs" && role === "writer" ? probes : data;
   const writable = kind === "logs" ? [...data, ...probes] : data;
   const list: PolicyStatement = {
-    Sid: `StowageList${n}`, Effect: "Allow", Action: ["s3:ListBucket"], Resource: [bucketArn(d)],
-    ...(kind === "logs" || d.prefix ? { Condition: { StringLike: { "s3:prefix": listPrefixes.map((p) => prefixed(d, p)) } } } : {}),
+    Sid: `StowageList${n}`,
+    Effect: "Allow",
+    Action: ["s3:ListBucket"],
+    Resource: [bucketArn(d)],
+    ...(kind === "logs" || d.prefix
+      ? { Condition: { StringLike: { "s3:prefix": listPrefixes.map((p) => prefixed(d, p)) } } }
+      : {}),
   };
   if (role === "reader") {
     return [
-      { st: list, why: `list only under ${prefixed(d, data[0]!)} (ListObjectsV2 of the hour folders / export parts); the condition keeps the rest of the bucket unlisted.` },
-      { st: { Sid: `StowageRead${n}`, Effect: "Allow", Action: ["s3:GetObject"], Resource: data.map((p) => under(d, p)) }, why: "download objects (GetObject with If-Match; HeadObject is authorised by the same action)." },
+      {
+        st: list,
+        why: `list only under ${prefixed(d, data[0]!)} (ListObjectsV2 of the hour folders / export parts); the condition keeps the rest of the bucket unlisted.`,
+      },
+      {
+        st: {
+          Sid: `StowageRead${n}`,
+          Effect: "Allow",
+          Action: ["s3:GetObject"],
+          Resource: data.map((p) => under(d, p)),
+        },
+        why: "download objects (GetObject with If-Match; HeadObject is authorised by the same action).",
+      },
     ];
   }
   const out: Explained[] = [
-    { st: { Sid: `StowageWrite${n}`, Effect: "Allow", Action: ["s3:PutObject"], Resource: writable.map((p) => under(d, p)) }, why: "create objects (PutObject with If-None-Match: *; multipart uploads are authorised by the same action) and doctor's write probe." },
-    { st: { Sid: `StowageConfirm${n}`, Effect: "Allow", Action: ["s3:GetObject"], Resource: writable.map((p) => under(d, p)) }, why: "HeadObject after a 412 confirms an earlier attempt landed (size and record count), and doctor's read probes; S3 authorises HeadObject with s3:GetObject." },
-    { st: list, why: kind === "logs" ? "list only doctor's probe folder (the ordered pagination probe); writing logs never lists." : "list under the export's prefix only (its parts, manifest, cursor, and doctor's probe folder)." },
-    { st: { Sid: `StowageDoctorCleanup${n}`, Effect: "Allow", Action: ["s3:DeleteObject"], Resource: probes.map((p) => under(d, p)) }, why: "delete doctor's own probe objects; nothing else is ever deleted by the logger." },
+    {
+      st: {
+        Sid: `StowageWrite${n}`,
+        Effect: "Allow",
+        Action: ["s3:PutObject"],
+        Resource: writable.map((p) => under(d, p)),
+      },
+      why: "create objects (PutObject with If-None-Match: *; multipart uploads are authorised by the same action) and doctor's write probe.",
+    },
+    {
+      st: {
+        Sid: `StowageConfirm${n}`,
+        Effect: "Allow",
+        Action: ["s3:GetObject"],
+        Resource: writable.map((p) => under(d, p)),
+      },
+      why: "HeadObject after a 412 confirms an earlier attempt landed (size and record count), and doctor's read probes; S3 authorises HeadObject with s3:GetObject.",
+    },
+    {
+      st: list,
+      why:
+        kind === "logs"
+          ? "list only doctor's probe folder (the ordered pagination probe); writing logs never lists."
+          : "list under the export's prefix only (its parts, manifest, cursor, and doctor's probe folder).",
+    },
+    {
+      st: {
+        Sid: `StowageDoctorCleanup${n}`,
+        Effect: "Allow",
+        Action: ["s3:DeleteObject"],
+        Resource: probes.map((p) => under(d, p)),
+      },
+      why: "delete doctor's own probe objects; nothing else is ever deleted by the logger.",
+    },
   ];
   if (kind === "export") {
     out.push(
-      { st: { Sid: `StowageExportMarker${n}`, Effect: "Allow", Action: ["s3:DeleteObject"], Resource: [under(d, "_SUCCESS")] }, why: "an export run removes a stale _SUCCESS before writing new parts (SPEC §7.2)." },
-      { st: { Sid: `StowageExportAbort${n}`, Effect: "Allow", Action: ["s3:AbortMultipartUpload"], Resource: [under(d, "*")] }, why: "a failed export aborts its open multipart uploads." },
-      { st: { Sid: `StowageExportUploads${n}`, Effect: "Allow", Action: ["s3:ListBucketMultipartUploads"], Resource: [bucketArn(d)] }, why: "find this export's unfinished multipart uploads to abort them (this action takes no prefix condition)." },
+      {
+        st: {
+          Sid: `StowageExportMarker${n}`,
+          Effect: "Allow",
+          Action: ["s3:DeleteObject"],
+          Resource: [under(d, "_SUCCESS")],
+        },
+        why: "an export run removes a stale _SUCCESS before writing new parts (SPEC §7.2).",
+      },
+      {
+        st: {
+          Sid: `StowageExportAbort${n}`,
+          Effect: "Allow",
+          Action: ["s3:AbortMultipartUpload"],
+          Resource: [under(d, "*")],
+        },
+        why: "a failed export aborts its open multipart uploads.",
+      },
+      {
+        st: {
+          Sid: `StowageExportUploads${n}`,
+          Effect: "Allow",
+          Action: ["s3:ListBucketMultipartUploads"],
+          Resource: [bucketArn(d)],
+        },
+        why: "find this export's unfinished multipart uploads to abort them (this action takes no prefix condition).",
+      },
     );
   }
   return out;
@@ -71,14 +148,25 @@ function statementsFor(d: ResolvedS3Destination, kind: "logs" | "export", role: 
  * Builds the policy for every S3 target (local ones need none).
  * @example buildIamPolicy([{ destination: dest, kind: "logs" }], "reader").policy.Statement.length // 2
  */
-export function buildIamPolicy(targets: readonly DoctorTarget[], role: PolicyRole): ExplainedPolicy {
-  const s3 = targets.filter((t): t is DoctorTarget & { destination: ResolvedS3Destination } => t.destination.type === "s3");
+export function buildIamPolicy(
+  targets: readonly DoctorTarget[],
+  role: PolicyRole,
+): ExplainedPolicy {
+  const s3 = targets.filter(
+    (t): t is DoctorTarget & { destination: ResolvedS3Destination } => t.destination.type === "s3",
+  );
   if (s3.length === 0) {
-    throw new StowageError("config", "no S3 destination is configured (a local-directory store needs no IAM policy)", {
-      hint: "pass the config file that names the bucket: stowage policy --config FILE --role writer",
-    });
+    throw new StowageError(
+      "config",
+      "no S3 destination is configured (a local-directory store needs no IAM policy)",
+      {
+        hint: "pass the config file that names the bucket: stowage policy --config FILE --role writer",
+      },
+    );
   }
-  const pairs = s3.flatMap((t, i) => statementsFor(t.destination, t.kind ?? "logs", role, s3.length > 1 ? String(i + 1) : ""));
+  const pairs = s3.flatMap((t, i) =>
+    statementsFor(t.destination, t.kind ?? "logs", role, s3.length > 1 ? String(i + 1) : ""),
+  );
   return {
     policy: { Version: "2012-10-17", Statement: pairs.map((p) => p.st) },
     explanations: pairs.map((p) => ({ sid: p.st.Sid, why: p.why })),

@@ -1,6 +1,12 @@
 /** Doctor (SPEC §2.5) and `stowage policy`: the public surface of this folder (re-exports only). */
 export { diagnose, type ProbeNeed } from "./diagnose.js";
-export { buildIamPolicy, type ExplainedPolicy, type IamPolicy, type PolicyRole, type PolicyStatement } from "./iam-policy.js";
+export {
+  buildIamPolicy,
+  type ExplainedPolicy,
+  type IamPolicy,
+  type PolicyRole,
+  type PolicyStatement,
+} from "./iam-policy.js";
 export { loadDoctorPlan, type LoadedPlan, type PlanOptions } from "./plan.js";
 export { probeTarget, type ProbeOptions } from "./probes.js";
 export { formatReport } from "./report.js";

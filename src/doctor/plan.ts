@@ -26,7 +26,8 @@ export interface LoadedPlan extends DoctorPlan {
   warnings: string[];
 }
 
-const isExportFile = (data: unknown) => data !== null && typeof data === "object" && "exports" in data;
+const isExportFile = (data: unknown) =>
+  data !== null && typeof data === "object" && "exports" in data;
 
 /** Built-in reading of an export file's destinations (`exports[i].destination`), placeholders filled. */
 function exportTargets(file: LoadedConfigFile, options: PlanOptions): DoctorTarget[] {
@@ -38,9 +39,16 @@ function exportTargets(file: LoadedConfigFile, options: PlanOptions): DoctorTarg
     if (e.destination === undefined) return [];
     const name = typeof e.name === "string" ? e.name : `#${i}`;
     const raw = e.destination as Record<string, unknown>;
-    const filled = typeof raw?.prefix === "string" ? { ...raw, prefix: raw.prefix.replaceAll("{export}", name).replaceAll("{date}", today) } : raw;
+    const filled =
+      typeof raw?.prefix === "string"
+        ? { ...raw, prefix: raw.prefix.replaceAll("{export}", name).replaceAll("{date}", today) }
+        : raw;
     const destination = parseDestination(filled, `exports[${i}].destination`, {
-      env: options.env, cwd: options.cwd, trustedHosts: options.trustedHosts, origin: file.origin, file: file.path,
+      env: options.env,
+      cwd: options.cwd,
+      trustedHosts: options.trustedHosts,
+      origin: file.origin,
+      file: file.path,
     });
     return [{ destination, label: name, file: file.path, kind: "export" }];
   });
@@ -57,15 +65,24 @@ function configFailure(name: string, err: unknown): CheckResult {
  * (that is a failed `Config (...)` check).
  * @example const plan = await loadDoctorPlan(["export.yaml"], { cwd, env, trustedHosts: [] });
  */
-export async function loadDoctorPlan(files: readonly string[], options: PlanOptions): Promise<LoadedPlan> {
+export async function loadDoctorPlan(
+  files: readonly string[],
+  options: PlanOptions,
+): Promise<LoadedPlan> {
   const plan: LoadedPlan = { configChecks: [], targets: [], extraChecks: [], warnings: [] };
   let list = [...files];
   if (list.length === 0) {
     const found = findConfigFile(options.cwd);
     if (found.warning) plan.warnings.push(found.warning);
     if (!found.path) {
-      plan.configChecks.push({ name: `Config (no stowage.config.* found: embedded default, local store at ${DEFAULT_LOCAL_PATH})`, ok: true });
-      plan.targets.push({ destination: finishLocalDestination(DEFAULT_LOCAL_PATH, options.cwd), kind: "logs" });
+      plan.configChecks.push({
+        name: `Config (no stowage.config.* found: embedded default, local store at ${DEFAULT_LOCAL_PATH})`,
+        ok: true,
+      });
+      plan.targets.push({
+        destination: finishLocalDestination(DEFAULT_LOCAL_PATH, options.cwd),
+        kind: "logs",
+      });
       return plan;
     }
     list = [found.path];
@@ -76,7 +93,11 @@ export async function loadDoctorPlan(files: readonly string[], options: PlanOpti
       const file = await loadConfigFile(path, { env: options.env, cwd: options.cwd });
       if (isExportFile(file.data)) {
         if (options.exportHook) {
-          const contribution = await options.exportHook(file, { env: options.env, cwd: options.cwd, trustedHosts: options.trustedHosts });
+          const contribution = await options.exportHook(file, {
+            env: options.env,
+            cwd: options.cwd,
+            trustedHosts: options.trustedHosts,
+          });
           plan.targets.push(...contribution.targets);
           plan.extraChecks.push(...contribution.extraChecks);
         } else {
@@ -84,7 +105,11 @@ export async function loadDoctorPlan(files: readonly string[], options: PlanOpti
         }
       } else {
         const config = resolveLoggerConfig(file.data, {
-          env: options.env, cwd: options.cwd, origin: file.origin, file: file.path, trustedHosts: options.trustedHosts,
+          env: options.env,
+          cwd: options.cwd,
+          origin: file.origin,
+          file: file.path,
+          trustedHosts: options.trustedHosts,
         });
         plan.targets.push({ destination: config.destination, file: file.path, kind: "logs" });
       }

@@ -21,7 +21,20 @@ export interface RunDoctorOptions {
 
 /** Same endpoint, bucket, prefix and credential source = the same probes. */
 function targetKey(d: ResolvedDestination): string {
-  return d.type === "local" ? `local:${d.path}` : JSON.stringify([d.endpoint, d.bucket, d.prefix, d.region, d.credentials.source, d.credentials.source === "env" ? d.credentials.accessKeyEnv : d.credentials.source === "profile" ? d.credentials.profile : ""]);
+  return d.type === "local"
+    ? `local:${d.path}`
+    : JSON.stringify([
+        d.endpoint,
+        d.bucket,
+        d.prefix,
+        d.region,
+        d.credentials.source,
+        d.credentials.source === "env"
+          ? d.credentials.accessKeyEnv
+          : d.credentials.source === "profile"
+            ? d.credentials.profile
+            : "",
+      ]);
 }
 
 async function runExtra(check: ExtraCheck, env: Env, signal: AbortSignal): Promise<CheckResult> {
@@ -29,8 +42,17 @@ async function runExtra(check: ExtraCheck, env: Env, signal: AbortSignal): Promi
   try {
     outcome = await check.run({ signal, env });
   } catch (err) {
-    const category = isStowageError(err, "config", "usage", "policy") ? "config error" : isStowageError(err, "credentials") ? "auth error" : "connectivity error";
-    outcome = { ok: false, category, detail: firstLine(err instanceof Error ? err.message : String(err)), ...(isStowageError(err) && err.hint ? { hint: err.hint } : {}) };
+    const category = isStowageError(err, "config", "usage", "policy")
+      ? "config error"
+      : isStowageError(err, "credentials")
+        ? "auth error"
+        : "connectivity error";
+    outcome = {
+      ok: false,
+      category,
+      detail: firstLine(err instanceof Error ? err.message : String(err)),
+      ...(isStowageError(err) && err.hint ? { hint: err.hint } : {}),
+    };
   }
   return { name: check.name, ...outcome };
 }
@@ -43,7 +65,10 @@ async function runExtra(check: ExtraCheck, env: Env, signal: AbortSignal): Promi
  * });
  * report.ok; // false when any check failed
  */
-export async function runDoctor(plan: Partial<DoctorPlan>, options: RunDoctorOptions): Promise<DoctorReport> {
+export async function runDoctor(
+  plan: Partial<DoctorPlan>,
+  options: RunDoctorOptions,
+): Promise<DoctorReport> {
   const signal = options.signal ?? new AbortController().signal;
   const checks: CheckResult[] = [...(plan.configChecks ?? [])];
   const seen = new Set<string>();
@@ -54,8 +79,15 @@ export async function runDoctor(plan: Partial<DoctorPlan>, options: RunDoctorOpt
   for (const target of targets) {
     // Labels only matter when there is more than one destination to tell apart.
     const t = targets.length > 1 ? target : { ...target, label: undefined };
-    checks.push(...(await probeTarget(t, { env: options.env, requestTimeoutMs: options.requestTimeoutMs ?? 5_000, signal })));
+    checks.push(
+      ...(await probeTarget(t, {
+        env: options.env,
+        requestTimeoutMs: options.requestTimeoutMs ?? 5_000,
+        signal,
+      })),
+    );
   }
-  for (const check of [...(plan.extraChecks ?? []), ...(options.extraChecks ?? [])]) checks.push(await runExtra(check, options.env, signal));
+  for (const check of [...(plan.extraChecks ?? []), ...(options.extraChecks ?? [])])
+    checks.push(await runExtra(check, options.env, signal));
   return { ok: checks.every((c) => c.ok), checks };
 }

@@ -42,7 +42,8 @@ export interface DoctorTarget {
 }
 
 /** What an extra check returns: success, or a failure in one of the categories. */
-export type CheckOutcome = { ok: true } | { ok: false; category: DoctorCategory; detail: string; hint?: string };
+export type CheckOutcome =
+  { ok: true } | { ok: false; category: DoctorCategory; detail: string; hint?: string };
 
 /**
  * A check contributed from outside doctor, e.g. `Source auth (Postgres)`.

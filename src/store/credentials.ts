@@ -28,25 +28,40 @@ export interface ResolvedCredentials {
 
 function checked(value: unknown, what: string): AwsCredentialIdentity {
   const v = value as Partial<AwsCredentialIdentity> | null | undefined;
-  if (!v || typeof v.accessKeyId !== "string" || !v.accessKeyId || typeof v.secretAccessKey !== "string" || !v.secretAccessKey) {
+  if (
+    !v ||
+    typeof v.accessKeyId !== "string" ||
+    !v.accessKeyId ||
+    typeof v.secretAccessKey !== "string" ||
+    !v.secretAccessKey
+  ) {
     throw new StowageError("credentials", `${what} did not return {accessKeyId, secretAccessKey}`);
   }
   return v as AwsCredentialIdentity;
 }
 
-function fromEnvNames(spec: Extract<CredentialsSpec, { source: "env" }>, env: Env): AwsCredentialIdentity {
+function fromEnvNames(
+  spec: Extract<CredentialsSpec, { source: "env" }>,
+  env: Env,
+): AwsCredentialIdentity {
   const read = (name: string, key: string) => {
     const value = env[name];
     if (value === undefined || value === "") {
-      throw new StowageError("config", `the environment variable ${name} (named by ${key}) is not set`, {
-        hint: `export ${name}=… before running, or point ${key} at the variable that holds it`,
-      });
+      throw new StowageError(
+        "config",
+        `the environment variable ${name} (named by ${key}) is not set`,
+        {
+          hint: `export ${name}=… before running, or point ${key} at the variable that holds it`,
+        },
+      );
     }
     return value;
   };
   const accessKeyId = read(spec.accessKeyEnv, "access_key_env");
   const secretAccessKey = read(spec.secretKeyEnv, "secret_key_env");
-  const sessionToken = spec.sessionTokenEnv ? read(spec.sessionTokenEnv, "session_token_env") : undefined;
+  const sessionToken = spec.sessionTokenEnv
+    ? read(spec.sessionTokenEnv, "session_token_env")
+    : undefined;
   return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
 }
 
@@ -57,7 +72,9 @@ function fromEnvNames(spec: Extract<CredentialsSpec, { source: "env" }>, env: En
 export function describeCredentials(spec: CredentialsSpec): string {
   switch (spec.source) {
     case "explicit":
-      return typeof spec.credentials === "function" ? "explicit credentials function" : "explicit credentials object";
+      return typeof spec.credentials === "function"
+        ? "explicit credentials function"
+        : "explicit credentials object";
     case "env":
       return `environment variables ${[spec.accessKeyEnv, spec.secretKeyEnv, ...(spec.sessionTokenEnv ? [spec.sessionTokenEnv] : [])].join(", ")}`;
     case "profile":
@@ -76,28 +93,54 @@ export function describeCredentials(spec: CredentialsSpec): string {
  * @example resolveCredentials({ source: "env", accessKeyEnv: "AK", secretKeyEnv: "SK" }, { env: process.env }).description
  * // "environment variables AK, SK"
  */
-export function resolveCredentials(spec: CredentialsSpec, options: { env: Env; endpoint?: string | undefined }): ResolvedCredentials {
+export function resolveCredentials(
+  spec: CredentialsSpec,
+  options: { env: Env; endpoint?: string | undefined },
+): ResolvedCredentials {
   switch (spec.source) {
     case "explicit": {
       const c = spec.credentials;
       if (typeof c === "function") {
-        return { source: "explicit", provider: async () => checked(await c(), "the credentials function"), description: describeCredentials(spec) };
+        return {
+          source: "explicit",
+          provider: async () => checked(await c(), "the credentials function"),
+          description: describeCredentials(spec),
+        };
       }
       const identity = checked(c, "the credentials object");
-      return { source: "explicit", provider: async () => identity, description: describeCredentials(spec) };
+      return {
+        source: "explicit",
+        provider: async () => identity,
+        description: describeCredentials(spec),
+      };
     }
     case "env": {
       const identity = fromEnvNames(spec, options.env);
-      return { source: "env", provider: async () => identity, description: describeCredentials(spec) };
+      return {
+        source: "env",
+        provider: async () => identity,
+        description: describeCredentials(spec),
+      };
     }
     case "profile":
-      return { source: "profile", provider: fromIni({ profile: spec.profile }), description: describeCredentials(spec) };
+      return {
+        source: "profile",
+        provider: fromIni({ profile: spec.profile }),
+        description: describeCredentials(spec),
+      };
     case "default-chain":
-      return { source: "default-chain", provider: fromNodeProviderChain(), description: describeCredentials(spec) };
+      return {
+        source: "default-chain",
+        provider: fromNodeProviderChain(),
+        description: describeCredentials(spec),
+      };
     case "anonymous": {
       const host = options.endpoint ? new URL(options.endpoint).hostname : undefined;
       if (!host || !isLoopbackHost(host)) {
-        throw new StowageError("config", "allowAnonymous (unsigned requests) is only allowed with a loopback endpoint such as http://localhost:9000");
+        throw new StowageError(
+          "config",
+          "allowAnonymous (unsigned requests) is only allowed with a loopback endpoint such as http://localhost:9000",
+        );
       }
       return { source: "anonymous", description: describeCredentials(spec) };
     }

@@ -36,7 +36,11 @@ export interface OpenedStore {
  */
 export function openStore(dest: ResolvedDestination, options: OpenStoreOptions): OpenedStore {
   if (dest.type === "local") {
-    return { store: new LocalStore({ root: dest.path }), credentialSource: "local", credentialDescription: "local filesystem" };
+    return {
+      store: new LocalStore({ root: dest.path }),
+      credentialSource: "local",
+      credentialDescription: "local filesystem",
+    };
   }
   const creds = resolveCredentials(dest.credentials, { env: options.env, endpoint: dest.endpoint });
   const store = new S3Store({
@@ -46,7 +50,9 @@ export function openStore(dest: ResolvedDestination, options: OpenStoreOptions):
     forcePathStyle: dest.forcePathStyle,
     ...(creds.provider ? { credentials: creds.provider } : {}),
     ...(creds.source === "anonymous" ? { anonymous: true } : {}),
-    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.requestTimeoutMs !== undefined
+      ? { requestTimeoutMs: options.requestTimeoutMs }
+      : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
   });
   return { store, credentialSource: creds.source, credentialDescription: creds.description };
@@ -57,16 +63,26 @@ export function openStore(dest: ResolvedDestination, options: OpenStoreOptions):
  * (`x-amz-bucket-region`, when it sends one); throws StowageError("storage") whose
  * cause is the SDK error (classify it with classifyError; 404 = no such bucket).
  */
-export async function headBucket(store: ObjectStore, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<{ region?: string }> {
-  if (!(store instanceof S3Store)) throw new StowageError("internal", "headBucket needs an S3Store");
+export async function headBucket(
+  store: ObjectStore,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<{ region?: string }> {
+  if (!(store instanceof S3Store))
+    throw new StowageError("internal", "headBucket needs an S3Store");
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
   const abortSignal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   try {
-    const res = await store.client.send(new HeadBucketCommand({ Bucket: store.bucket }), { abortSignal });
+    const res = await store.client.send(new HeadBucketCommand({ Bucket: store.bucket }), {
+      abortSignal,
+    });
     return res.BucketRegion ? { region: res.BucketRegion } : {};
   } catch (err) {
     const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
     const status = e.$metadata?.httpStatusCode;
-    throw new StowageError("storage", `HeadBucket ${store.bucket}: ${e.name ?? "Error"}${status ? ` (HTTP ${status})` : ""}`, { cause: err });
+    throw new StowageError(
+      "storage",
+      `HeadBucket ${store.bucket}: ${e.name ?? "Error"}${status ? ` (HTTP ${status})` : ""}`,
+      { cause: err },
+    );
   }
 }

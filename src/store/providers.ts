@@ -3,4 +3,10 @@
  * The rules live in config/providers.ts, applied when a destination is resolved
  * (config/ may not import store/, DESIGN.md dependency direction).
  */
-export { applyProvider, r2Endpoint, type Addressing, type AddressingInput, type ProviderName } from "../config/providers.js";
+export {
+  applyProvider,
+  r2Endpoint,
+  type Addressing,
+  type AddressingInput,
+  type ProviderName,
+} from "../config/providers.js";

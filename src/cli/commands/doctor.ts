@@ -20,7 +20,11 @@ async function loadExportHook(): Promise<ExportDoctorHook | undefined> {
     const mod = (await import(specifier)) as { exportDoctorPlan?: ExportDoctorHook };
     return mod.exportDoctorPlan;
   } catch (err) {
-    if ((err as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && String((err as Error).message).includes("export/doctor")) return undefined;
+    if (
+      (err as { code?: string }).code === "ERR_MODULE_NOT_FOUND" &&
+      String((err as Error).message).includes("export/doctor")
+    )
+      return undefined;
     throw err;
   }
 }
@@ -29,7 +33,10 @@ async function loadExportHook(): Promise<ExportDoctorHook | undefined> {
 export function configFiles(given: string[], cwd: string): string[] {
   return given.map((f) => {
     const abs = resolve(cwd, f);
-    if (!existsSync(abs)) throw new StowageError("usage", `config file ${f} does not exist`, { hint: "pass an existing file with --config, or run without --config to use stowage.config.* in this directory" });
+    if (!existsSync(abs))
+      throw new StowageError("usage", `config file ${f} does not exist`, {
+        hint: "pass an existing file with --config, or run without --config to use stowage.config.* in this directory",
+      });
     return abs;
   });
 }
@@ -38,20 +45,43 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
   program
     .command("doctor")
     .description("verify config, credentials, bucket, region and provider capabilities")
-    .option("--config <file>", "logger config or export file (repeatable); default: stowage.config.* here", collect, [])
+    .option(
+      "--config <file>",
+      "logger config or export file (repeatable); default: stowage.config.* here",
+      collect,
+      [],
+    )
     .option("--json", "print {ok, checks} as JSON")
-    .option("--trust-endpoint <host>", "trust this endpoint host for this run (repeatable)", collect, [])
+    .option(
+      "--trust-endpoint <host>",
+      "trust this endpoint host for this run (repeatable)",
+      collect,
+      [],
+    )
     .option("--timeout-ms <ms>", "timeout per storage request", "5000")
-    .action(async (opts: { config: string[]; json?: boolean; trustEndpoint: string[]; timeoutMs: string }) => {
-      const timeoutMs = Number(opts.timeoutMs);
-      if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new StowageError("usage", "--timeout-ms must be a positive integer");
-      const files = configFiles(opts.config, io.cwd);
-      const { loadDoctorPlan, runDoctor, formatReport } = await import("../../doctor/index.js");
-      const exportHook = await loadExportHook();
-      const plan = await loadDoctorPlan(files, { cwd: io.cwd, env: io.env, trustedHosts: opts.trustEndpoint, ...(exportHook ? { exportHook } : {}) });
-      for (const w of plan.warnings) io.err(`Note: ${w}\n`);
-      const report = await runDoctor(plan, { env: io.env, requestTimeoutMs: timeoutMs });
-      io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-      setExit(report.ok ? 0 : 1);
-    });
+    .action(
+      async (opts: {
+        config: string[];
+        json?: boolean;
+        trustEndpoint: string[];
+        timeoutMs: string;
+      }) => {
+        const timeoutMs = Number(opts.timeoutMs);
+        if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+          throw new StowageError("usage", "--timeout-ms must be a positive integer");
+        const files = configFiles(opts.config, io.cwd);
+        const { loadDoctorPlan, runDoctor, formatReport } = await import("../../doctor/index.js");
+        const exportHook = await loadExportHook();
+        const plan = await loadDoctorPlan(files, {
+          cwd: io.cwd,
+          env: io.env,
+          trustedHosts: opts.trustEndpoint,
+          ...(exportHook ? { exportHook } : {}),
+        });
+        for (const w of plan.warnings) io.err(`Note: ${w}\n`);
+        const report = await runDoctor(plan, { env: io.env, requestTimeoutMs: timeoutMs });
+        io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+        setExit(report.ok ? 0 : 1);
+      },
+    );
 }

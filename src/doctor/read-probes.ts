@@ -1,0 +1,81 @@
+/**
+ * Doctor's read-side capability probes (SPEC §2.4, §2.5 item 5): ordered,
+ * paginated ListObjectsV2 and GetObject with If-Match.
+ */
+import { isStowageError } from "../shared/errors.js";
+import type { ObjectStore } from "../store/object-store.js";
+import type { CheckOutcome } from "./types.js";
+
+const CAP = "capability missing" as const;
+
+async function readAll(body: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(Buffer.from(c as Uint8Array));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** ListObjectsV2 with max-keys 1: two pages, in order, then no continuation. */
+export async function listProbe(
+  store: ObjectStore,
+  prefix: string,
+  keys: string[],
+  signal: AbortSignal,
+): Promise<CheckOutcome> {
+  const seen: string[] = [];
+  let token: string | undefined;
+  for (let page = 0; page < 4; page++) {
+    const res = await store.list({
+      prefix,
+      maxKeys: 1,
+      signal,
+      ...(token ? { continuationToken: token } : {}),
+    });
+    if (res.entries.length > 1)
+      return { ok: false, category: CAP, detail: `max-keys 1 returned ${res.entries.length} keys` };
+    seen.push(...res.entries.map((e) => e.key));
+    token = res.nextContinuationToken;
+    if (!token) break;
+  }
+  if (seen.join("\n") !== keys.join("\n")) {
+    return {
+      ok: false,
+      category: CAP,
+      detail: `paginated listing returned ${seen.length} key(s) ${seen.length === 2 ? "out of order" : "instead of 2"}`,
+      hint: "Stowage needs lexicographic ListObjectsV2 with continuation tokens (SPEC §2.4)",
+    };
+  }
+  return { ok: true };
+}
+
+/** GetObject with the right ETag returns the bytes; with a wrong one it must answer 412. */
+export async function conditionalRead(
+  store: ObjectStore,
+  key: string,
+  etag: string,
+  body: string,
+  signal: AbortSignal,
+): Promise<CheckOutcome> {
+  const got = await store.get(key, { ...(etag ? { ifMatch: etag } : {}), signal });
+  if ((await readAll(got.body)) !== body)
+    return {
+      ok: false,
+      category: CAP,
+      detail: "GetObject returned different bytes than were written",
+    };
+  const wrong = '"00000000000000000000000000000000"';
+  return store.get(key, { ifMatch: wrong, signal }).then(
+    async (res) => (
+      res.body.resume(),
+      {
+        ok: false,
+        category: CAP,
+        detail: "GetObject with a wrong If-Match returned the object instead of 412",
+        hint: "Stowage's reader needs If-Match (SPEC §2.4)",
+      }
+    ),
+    (err: unknown) => {
+      if (isStowageError(err, "precondition")) return { ok: true } as CheckOutcome;
+      throw err;
+    },
+  );
+}
