@@ -13,18 +13,10 @@ import { ConsoleEcho } from "./console-echo.js";
 import type { Sink } from "./flush-result.js";
 import { Logger, type LoggerCore } from "./logger.js";
 import { MemorySink } from "./memory-sink.js";
+import { createSqliteSink } from "../spool/create-sqlite-sink.js";
 
 /** Options accepted by createLogger / defineConfig (SPEC §2.0). */
 export type LoggerConfig = Parameters<typeof resolveLoggerConfig>[0];
-
-/** Builds the sink for a resolved config; the sqlite spool registers itself here. */
-export type SinkFactory = (config: ResolvedLoggerConfig, env: NodeJS.ProcessEnv | Record<string, string | undefined>) => Sink;
-let sqliteSinkFactory: SinkFactory | null = null;
-
-/** @internal Used by the spool module to provide the `buffer: "sqlite"` sink. */
-export function registerSqliteSinkFactory(factory: SinkFactory): void {
-  sqliteSinkFactory = factory;
-}
 
 /**
  * Creates a logger. Without an argument it reads `stowage.config.*` from the
@@ -84,13 +76,15 @@ export function buildLogger(resolved: ResolvedLoggerConfig, env: Record<string, 
 
 function createSink(resolved: ResolvedLoggerConfig, env: Record<string, string | undefined>): Sink {
   const d = resolved.delivery;
-  if (d.buffer === "sqlite") {
-    if (!sqliteSinkFactory) {
-      throw new Error("buffer: \"sqlite\" needs the spool module; import it from \"stowage\" (it registers itself)");
-    }
-    return sqliteSinkFactory(resolved, env);
-  }
   const { store } = openStore(resolved.destination, { env, requestTimeoutMs: d.requestTimeoutMs, maxAttempts: 1 });
+  if (d.buffer === "sqlite") {
+    try {
+      return createSqliteSink(resolved, env, store);
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+  }
   const prefix = resolved.destination.type === "s3" ? resolved.destination.prefix : "";
   return new MemorySink(resolved.destination.type, store, prefix, d);
 }

@@ -139,7 +139,11 @@ export class MemorySpool implements Spool {
 
   retryFailed(): number {
     let n = 0;
-    for (const b of this.f.batches.values()) if (b.state === "failed") (b.state = "pending"), n++;
+    for (const b of this.f.batches.values()) {
+      if (b.state !== "failed") continue;
+      b.state = "pending";
+      n++;
+    }
     return n;
   }
 
@@ -152,8 +156,14 @@ export class MemorySpool implements Spool {
     for (const r of this.f.records.values()) s.bytes += lineBytes(r.line);
     for (const b of this.f.batches.values()) {
       s.bytes += b.body.byteLength;
-      if (b.state === "failed") (s.failed++, (s.failedRecords += b.records));
-      else (s.pending++, (s.pendingRecords += b.records), b.state === "leased" && s.leased++);
+      if (b.state === "failed") {
+        s.failed++;
+        s.failedRecords += b.records;
+      } else {
+        s.pending++;
+        s.pendingRecords += b.records;
+        if (b.state === "leased") s.leased++;
+      }
     }
     return s;
   }
@@ -161,6 +171,9 @@ export class MemorySpool implements Spool {
   close(): void {
     for (const b of this.f.batches.values()) if (b.state === "leased" && this.mine(b.leaseOwner)) Object.assign(b, { state: "pending", leaseOwner: null });
     const held = [...this.f.records.values()].some((r) => this.mine(r.owner));
-    for (const id of [this.ownId, this.adoptedId]) held ? this.f.owners.set(id, 0) : this.f.owners.delete(id);
+    for (const id of [this.ownId, this.adoptedId]) {
+      if (held) this.f.owners.set(id, 0);
+      else this.f.owners.delete(id);
+    }
   }
 }

@@ -1,0 +1,74 @@
+/**
+ * Builds the `buffer: "sqlite"` sink from a resolved logger config: checks the
+ * spool file once, here, so a foreign or corrupt file fails createLogger with
+ * a clear error (and is never touched), then starts the worker.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Env } from "../config/env.js";
+import type { ResolvedDelivery, ResolvedLoggerConfig } from "../config/logger-config.js";
+import type { Sink } from "../logger/flush-result.js";
+import { StowageError } from "../shared/errors.js";
+import type { ObjectStore } from "../store/object-store.js";
+import { SqliteSink } from "./sqlite-sink.js";
+import { openSpoolDatabase } from "./sqlite-schema.js";
+
+/** Margin over the longest upload (every attempt timing out) before a lease is considered abandoned. */
+const LEASE_MARGIN_MS = 1_000;
+
+/**
+ * How long a lease (and an owner's heartbeat) lives: requestTimeoutMs × maxAttempts + 1 s,
+ * or `STOWAGE_SPOOL_LEASE_MS`. Live owners renew every lease/3; a crashed owner's batches
+ * and records become eligible again after this long.
+ * @example spoolLeaseMs({ requestTimeoutMs: 10_000, maxAttempts: 5 }, {}) // 51_000
+ */
+export function spoolLeaseMs(d: Pick<ResolvedDelivery, "requestTimeoutMs" | "maxAttempts">, env: Env): number {
+  const raw = env.STOWAGE_SPOOL_LEASE_MS;
+  if (raw !== undefined && raw !== "") {
+    const ms = Number(raw);
+    if (!Number.isInteger(ms) || ms < 30) {
+      throw new StowageError("config", `STOWAGE_SPOOL_LEASE_MS="${raw}" is not a whole number of milliseconds ≥ 30; unset it or use e.g. 60000`);
+    }
+    return ms;
+  }
+  return d.requestTimeoutMs * d.maxAttempts + LEASE_MARGIN_MS;
+}
+
+function checkSpoolFile(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (err) {
+    throw new StowageError("spool", `cannot create the spool directory ${dirname(path)}: ${(err as Error).message}`, {
+      cause: err, hint: "Set s3.delivery.spoolPath to a writable location.",
+    });
+  }
+  if (!existsSync(path)) return;
+  openSpoolDatabase(path, { create: false, readonly: true }).db.close();
+}
+
+/**
+ * @example const sink = createSqliteSink(resolved, env, store);
+ */
+export function createSqliteSink(resolved: ResolvedLoggerConfig, env: Env, store: ObjectStore): Sink {
+  const d = resolved.delivery;
+  checkSpoolFile(d.spoolPath);
+  const dest = resolved.destination;
+  return new SqliteSink(dest.type, store, {
+    maxRecordBytes: d.maxRecordBytes,
+    maxQueueBytes: d.maxQueueBytes,
+    maxSpoolBytes: d.maxSpoolBytes,
+    concurrency: d.concurrency,
+    maxAttempts: d.maxAttempts,
+    initialBackoffMs: d.initialBackoffMs,
+    maxBackoffMs: d.maxBackoffMs,
+    worker: {
+      path: d.spoolPath,
+      prefix: dest.type === "s3" ? dest.prefix : "",
+      leaseMs: spoolLeaseMs(d, env),
+      maxBatchBytes: d.maxBatchBytes,
+      maxBatchRecords: d.maxBatchRecords,
+      flushIntervalMs: d.flushIntervalMs,
+      window: Math.max(2, d.concurrency * 2),
+    },
+  });
+}

@@ -1,0 +1,25 @@
+/**
+ * Entry of the spool worker thread: opens the SqliteSpool named in workerData
+ * and runs the WorkerLoop on it. Loaded only through `new Worker(...)` by
+ * worker-host.ts (directly from dist/, through jiti when running the .ts).
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { SqliteSpool } from "./sqlite-spool.js";
+import { WorkerLoop } from "./worker-loop.js";
+import { toWireError, type FromWorker, type SpoolWorkerConfig, type ToWorker } from "./worker-protocol.js";
+
+const port = parentPort;
+if (port) {
+  const cfg = workerData as SpoolWorkerConfig;
+  const post = (m: FromWorker) => port.postMessage(m);
+  let loop: WorkerLoop | undefined;
+  try {
+    loop = new WorkerLoop(SqliteSpool.open(cfg.path, { leaseMs: cfg.leaseMs }), cfg, post);
+  } catch (err) {
+    post({ t: "fatal", error: toWireError(err) });
+  }
+  port.on("message", (m: ToWorker) => {
+    if (loop) loop.handle(m);
+    else if (m.t === "close") post({ t: "closed" });
+  });
+}
