@@ -56,9 +56,15 @@ describe("§5.2 what is listed and downloaded", () => {
 
     const from = BASE + 1.5 * H;
     const to = BASE + 4.5 * H;
+    const hours = [4, 3, 2, 1].map((h) => `${prefix}/v1/2026/03/02/0${h}/`);
+    // One request at a time: exactly these LISTs, in walk order (newest hour first).
+    await source(prefix, { concurrency: 1 }).query({ from, to }).load();
+    expect(proxy.listPrefixes()).toEqual(hours);
+    proxy.reset();
+    // Default (LISTs and GETs sent ahead): the same requests; the walk's own LIST goes first.
     const result = await source(prefix).query({ from, to }).load();
-
-    expect(proxy.listPrefixes()).toEqual([4, 3, 2, 1].map((h) => `${prefix}/v1/2026/03/02/0${h}/`));
+    expect(proxy.listPrefixes()[0]).toBe(hours[0]);
+    expect([...proxy.listPrefixes()].sort()).toEqual([...hours].sort());
     for (const r of proxy.requests) expect(r.path.startsWith(`/${minio().bucket}/${prefix}/`) || r.kind === "list").toBe(true);
     const wanted = written.filter((o) => o.maxMs >= from && o.minMs < to).map((o) => o.key);
     expect(proxy.getKeys(minio().bucket).sort()).toEqual([...wanted].sort());
@@ -121,6 +127,7 @@ describe("§5.3 load() then more() until complete", () => {
     { name: "decoded bytes cut at an object (its lines wait for the next grant), cache off", limits: { decodedBytes: 2_600 }, cacheBytes: 0 },
     { name: "one GET per grant", limits: { getAttempts: 1 }, cacheBytes: undefined },
     { name: "one LIST per grant", limits: { listAttempts: 1 }, cacheBytes: undefined },
+    { name: "records cut, one request at a time (nothing sent ahead)", limits: { records: 37 }, cacheBytes: 0, concurrency: 1 },
   ];
   let prefix: string;
   let all: number[];
@@ -136,7 +143,7 @@ describe("§5.3 load() then more() until complete", () => {
 
   for (const c of cases) {
     it(`§5.3 every record exactly once, in the same stable order: ${c.name}`, async () => {
-      const s = source(prefix, c.cacheBytes === undefined ? {} : { cacheBytes: c.cacheBytes });
+      const s = source(prefix, { ...(c.cacheBytes === undefined ? {} : { cacheBytes: c.cacheBytes }), ...("concurrency" in c ? { concurrency: c.concurrency } : {}) });
       const { seqs, results } = await drain(s.query({ from: BASE, to: BASE + 3 * H, limits: { ...c.limits, maxGrants: 1000 } }));
       expect(seqs).toEqual(all);
       expect(results.length).toBeGreaterThan(2);

@@ -25,6 +25,8 @@ export interface GunzipLinesOptions {
   onLine(line: string, bytes: number): boolean;
   /** Called with every compressed chunk's size as it arrives (download accounting). */
   onCompressed?(bytes: number): void;
+  /** A body that sends nothing for this long is abandoned as a retryable timeout. Default 10,000 ms. */
+  idleTimeoutMs?: number;
 }
 
 class CapExceeded extends Error {
@@ -44,9 +46,16 @@ const NEWLINE = 0x0a;
  * const outcome = await gunzipLines(res.body, { maxCompressedBytes, maxDecodedBytes, onLine: (l) => (lines.push(l), true) });
  */
 export async function gunzipLines(body: Readable, options: GunzipLinesOptions): Promise<GunzipOutcome> {
+  // A body sent ahead may have failed while it waited: piping a destroyed stream would never end.
+  if (body.errored) throw body.errored;
+  if (body.destroyed) throw Object.assign(new Error("the response body closed before it was read"), { code: "ECONNRESET" });
   let compressed = 0;
+  const idleMs = options.idleTimeoutMs ?? 10_000;
+  const idle = setTimeout(() => body.destroy(Object.assign(new Error(`no body bytes for ${idleMs} ms`), { code: "ETIMEDOUT" })), idleMs);
+  idle.unref?.();
   const counter = new Transform({
     transform(chunk: Buffer, _enc, cb) {
+      idle.refresh();
       compressed += chunk.length;
       options.onCompressed?.(chunk.length);
       if (compressed > options.maxCompressedBytes) cb(new CapExceeded("compressed", options.maxCompressedBytes));
@@ -101,6 +110,7 @@ export async function gunzipLines(body: Readable, options: GunzipLinesOptions): 
     }
     throw err;
   } finally {
+    clearTimeout(idle);
     body.off("error", fail);
     body.on("error", () => {}); // destroying a half-read HTTP body may report "aborted"
     body.unpipe(counter);

@@ -60,6 +60,8 @@ export class Grant {
   };
   stoppedBy: LimitName | null = null;
   progressed = false;
+  /** Download bytes promised to GETs sent ahead of the decoder (released when they are read or dropped). */
+  private reserved = 0;
 
   constructor(
     readonly limits: GrantLimits,
@@ -67,7 +69,18 @@ export class Grant {
   ) {}
 
   remaining(name: Allowance): number {
-    return this.limits[name] - this.used[name];
+    return this.limits[name] - this.used[name] - (name === "downloadBytes" ? this.reserved : 0);
+  }
+
+  /** Sets aside download bytes for a GET sent ahead; false (nothing reserved) when they do not fit. */
+  reserve(bytes: number): boolean {
+    if (!this.has("downloadBytes", bytes)) return false;
+    this.reserved += bytes;
+    return true;
+  }
+
+  release(bytes: number): void {
+    this.reserved = Math.max(0, this.reserved - bytes);
   }
 
   has(name: Allowance, amount = 1): boolean {

@@ -9,12 +9,13 @@
  * - records are charged only for lines returned; decoded bytes for every line decoded;
  * - an object over a cap returns no lines (reported, not loaded).
  */
-import type { ObjectStore } from "../store/object-store.js";
+import type { GetResult, ObjectStore } from "../store/object-store.js";
 import { classifyError } from "../store/classify-error.js";
 import { isStowageError } from "../shared/errors.js";
 import { sleep } from "../shared/abort.js";
 import { META, FORMAT_VERSION_VALUE } from "../batch/object-key.js";
 import { gunzipLines, type GunzipOutcome } from "./bounded-gunzip.js";
+import { dropAhead, type AheadGet } from "./get-ahead.js";
 import type { Allowance, Grant } from "./grant.js";
 import type { ObjectCache } from "./object-cache.js";
 import { OBJECT_MAX_COMPRESSED_BYTES, OBJECT_MAX_DECODED_BYTES } from "./limits.js";
@@ -57,9 +58,11 @@ const skip = (key: string, reason: SkippedObject["reason"], detail: string): Obj
 /**
  * @example const out = await readObject(ctx, { key, etag, size }, cursorLine);
  */
-export async function readObject(ctx: ReadContext, target: ObjectTarget, startLine: number): Promise<ObjectOutcome> {
+export async function readObject(ctx: ReadContext, target: ObjectTarget, startLine: number, ahead?: AheadGet): Promise<ObjectOutcome> {
   const { grant } = ctx;
   const hit = ctx.cache.get(target.key, target.etag);
+  if (hit && ahead) await dropAhead(ahead, grant);
+  else if (ahead) grant.release(ahead.reserved);
   if (hit) {
     grant.stats.objectsCached++;
     return takeRecords(grant, hit.lines, startLine, hit.problem, true);
@@ -71,11 +74,15 @@ export async function readObject(ctx: ReadContext, target: ObjectTarget, startLi
     return skip(target.key, "too-large", `${mib(target.size)} compressed is over the grant's download allowance of ${mib(grant.limits.downloadBytes)}; raise limits.downloadBytes`);
   }
   for (let attempt = 1; ; attempt++) {
-    if (!grant.has("downloadBytes", target.size)) return { lines: [], next: startLine, by: "downloadBytes" };
-    if (!grant.take("getAttempts")) return { lines: [], next: startLine, by: "getAttempts" };
+    const sent = attempt === 1 && ahead ? ahead.settled : undefined; // already charged when it was sent
+    if (!sent) {
+      if (!grant.has("downloadBytes", target.size)) return { lines: [], next: startLine, by: "downloadBytes" };
+      if (!grant.take("getAttempts")) return { lines: [], next: startLine, by: "getAttempts" };
+    }
     if (attempt > 1) grant.stats.retries++;
     try {
-      return await getAndDecode(ctx, target, startLine);
+      const res = sent ? unwrap(await sent) : await ctx.store.get(target.key, getOptions(ctx, target));
+      return await decodeObject(ctx, target, startLine, res);
     } catch (err) {
       if (isStowageError(err, "aborted")) throw err;
       if (isStowageError(err, "precondition")) {
@@ -90,10 +97,19 @@ export async function readObject(ctx: ReadContext, target: ObjectTarget, startLi
   }
 }
 
-/** One GET attempt: metadata checks, then the streamed decode. Network failures throw (retried by the caller). */
-async function getAndDecode(ctx: ReadContext, target: ObjectTarget, startLine: number): Promise<ObjectOutcome> {
+const getOptions = (ctx: ReadContext, target: ObjectTarget) => ({
+  ...(target.etag ? { ifMatch: target.etag } : {}),
+  ...(ctx.signal ? { signal: ctx.signal } : {}),
+});
+
+function unwrap(out: { res: GetResult } | { err: unknown }): GetResult {
+  if ("err" in out) throw out.err;
+  return out.res;
+}
+
+/** One GET response: metadata checks, then the streamed decode. Network failures throw (retried by the caller). */
+async function decodeObject(ctx: ReadContext, target: ObjectTarget, startLine: number, res: GetResult): Promise<ObjectOutcome> {
   const { grant } = ctx;
-  const res = await ctx.store.get(target.key, { ...(target.etag ? { ifMatch: target.etag } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) });
   const format = res.metadata[META.format];
   const declared = Number(res.metadata[META.decodedBytes]);
   if ((format !== undefined && format !== FORMAT_VERSION_VALUE) || declared > OBJECT_MAX_DECODED_BYTES) {

@@ -1,27 +1,28 @@
 /**
  * A query session (SPEC §5.2, §5.3): walks the range's UTC hours newest first,
- * lists each hour's folder (only those), reads the v1 objects that overlap the
- * range newest first, and spends one grant per `load()` / `more()`.
+ * reads the v1 objects that overlap the range newest first, and spends one grant
+ * per `load()` / `more()`.
  * Invariants:
  * - the walk order is fixed: hour descending, key ascending (newest batch first,
  *   by the key's reverse-max-ms), line ascending; the cursor (hour, key, line)
  *   only moves forward, so load + more… return every record once, none skipped;
- * - listed-but-unread keys stay queued across grants: no hour is listed twice;
- * - at most `maxGrants` grants per session; `load()` starts the session over.
+ * - work sent ahead (LISTs of later hours, GETs of the next objects, at most
+ *   `concurrency` of each) is charged when sent and settled before the grant
+ *   returns, so a result's stats hold everything its grant cost;
+ * - at most `maxGrants` grants per session; `load()` starts the session over;
  * - calls are serialised: a `more()` issued during a `load()` runs after it.
  */
-import { hourPrefix, parseObjectKey } from "../batch/object-key.js";
-import { classifyError } from "../store/classify-error.js";
-import type { ListEntry, ObjectStore } from "../store/object-store.js";
-import { sleep, throwIfAborted } from "../shared/abort.js";
+import type { ObjectStore } from "../store/object-store.js";
+import { throwIfAborted } from "../shared/abort.js";
+import { dropAhead, startAhead } from "./get-ahead.js";
 import { emptyStats, Grant, type SessionStats } from "./grant.js";
+import { HourWalk, type WalkEnv } from "./hour-walk.js";
 import type { ObjectCache } from "./object-cache.js";
-import { readObject, type ObjectTarget } from "./object-reader.js";
+import { readObject } from "./object-reader.js";
 import { resolveLimits } from "./limits.js";
-import { backoffMs, describeRetry, isRetryable, storageFailure } from "./read-errors.js";
-import { hoursNewestFirst, resolveRange, type TimeRange } from "./time-range.js";
 import { parseLines } from "./parse-records.js";
 import type { LogRecordLike } from "./record-like.js";
+import { hoursNewestFirst, resolveRange, type TimeRange } from "./time-range.js";
 import type { GrantLimits, LoadResult, QueryOptions, ReaderCursor, ReaderSession, SkippedObject } from "./types.js";
 
 /** What a session needs from its source. */
@@ -32,25 +33,17 @@ export interface SessionContext {
   retryBackoffMs: number;
   /** Keys per LIST page (S3 caps at 1000). */
   listPageSize: number;
-}
-
-interface HourState {
-  hourMs: number;
-  prefix: string;
-  queue: (ObjectTarget & { minMs: number; maxMs: number })[];
-  startAfter?: string;
-  listed: boolean;
+  /** LISTs and GETs in flight ahead of the walk (1 = strictly one request at a time). */
+  concurrency: number;
 }
 
 /** The session behind `source.query()`; see ReaderSession. */
 export class QuerySession implements ReaderSession {
   private readonly range: TimeRange;
   private readonly limits: GrantLimits;
-  private hours: number[] = [];
-  private hour: HourState | null = null;
+  private walk: HourWalk | null = null;
   private line = 0;
   private done = false;
-  private started = false;
   private current: SessionStats;
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -70,11 +63,9 @@ export class QuerySession implements ReaderSession {
   /** The first grant; on a session already loaded, starts it over from the newest hour. */
   load(): Promise<LoadResult> {
     return this.serial(() => {
-      this.hours = hoursNewestFirst(this.range);
-      this.hour = null;
+      this.walk = new HourWalk(this.ctx.prefix, hoursNewestFirst(this.range), this.range, this.ctx.listPageSize);
       this.line = 0;
       this.done = false;
-      this.started = true;
       this.current = emptyStats(this.limits.maxGrants);
       return this.grant();
     });
@@ -82,7 +73,7 @@ export class QuerySession implements ReaderSession {
 
   /** One more grant from the cursor; nothing (and no request) once complete or out of grants. */
   more(): Promise<LoadResult> {
-    if (!this.started) return this.load();
+    if (!this.walk) return this.load();
     return this.serial(async () => {
       if (this.done) return this.result([], [], undefined);
       if (this.current.grantsUsed >= this.limits.maxGrants) {
@@ -100,6 +91,7 @@ export class QuerySession implements ReaderSession {
   }
 
   private async grant(): Promise<LoadResult> {
+    const walk = this.walk!;
     const { signal } = this.options;
     const store = await this.ctx.store();
     const grant = new Grant(this.limits, this.current);
@@ -108,113 +100,104 @@ export class QuerySession implements ReaderSession {
     const records: LogRecordLike[] = [];
     const skipped: SkippedObject[] = [];
     let lastError: string | undefined;
-    const onRetry = (note: string) => void (lastError = note);
-    while (!this.done && grant.stoppedBy === null) {
-      throwIfAborted(signal);
-      const hour = this.currentHour();
-      if (!hour) {
-        this.done = true;
-        break;
+    const env: WalkEnv = {
+      store, grant, stats: this.current, signal, retryBackoffMs: this.ctx.retryBackoffMs,
+      onRetry: (note) => void (lastError = note),
+      onSkipped: (s) => void skipped.push(s),
+    };
+    const ahead = this.ctx.concurrency - 1;
+    try {
+      while (!this.done && grant.stoppedBy === null) {
+        throwIfAborted(signal);
+        const hour = walk.current();
+        if (!hour) {
+          this.done = true;
+          break;
+        }
+        if (hour.queue.length === 0) {
+          if (hour.listed) {
+            walk.advance();
+            this.line = 0;
+            continue;
+          }
+          const page = walk.fetchPage(hour, env); // the walk's own LIST goes first, then the ones ahead
+          if (ahead > 0) walk.listAhead(ahead, env);
+          if (!(await page)) grant.stop("listAttempts");
+          continue;
+        }
+        if (!grant.has("records")) {
+          grant.stop("records");
+          break;
+        }
+        const target = hour.queue[0]!;
+        if (ahead > 0) {
+          // The object about to be read is requested first, so work ahead never starves it.
+          if (!target.ahead && !this.ctx.cache.get(target.key, target.etag)) target.ahead = startAhead(store, target, grant, signal) ?? undefined;
+          this.getAhead(store, grant, ahead);
+          walk.listAhead(ahead, env);
+        }
+        const taken = target.ahead;
+        delete target.ahead;
+        const out = await readObject({ ...env, cache: this.ctx.cache }, target, this.line, taken);
+        const parsed = parseLines(out.lines, this.range, this.options.filter);
+        for (const r of parsed.records) records.push(r);
+        this.current.recordsReturned += parsed.records.length;
+        if (parsed.bad > 0) {
+          skipped.push({ key: target.key, reason: "not-json", detail: `${parsed.bad} lines are not JSON records with a timestamp`, lines: parsed.bad });
+        }
+        if (out.problem) {
+          skipped.push(out.problem);
+          this.current.objectsSkipped++;
+        }
+        if (out.next === null) {
+          hour.queue.shift();
+          this.line = 0;
+          grant.progressed = true;
+        } else {
+          this.line = out.next;
+          grant.stop(out.by ?? "records");
+        }
       }
-      if (hour.queue.length === 0) {
-        if (hour.listed) this.hour = null;
-        else if (!(await this.listPage(store, hour, grant, skipped, onRetry))) grant.stop("listAttempts");
-        continue;
-      }
-      if (!grant.has("records")) {
-        grant.stop("records");
-        break;
-      }
-      const target = hour.queue[0]!;
-      const ctx = { store, cache: this.ctx.cache, grant, retryBackoffMs: this.ctx.retryBackoffMs, onRetry, ...(signal ? { signal } : {}) };
-      const out = await readObject(ctx, target, this.line);
-      const parsed = parseLines(out.lines, this.range, this.options.filter);
-      for (const r of parsed.records) records.push(r);
-      this.current.recordsReturned += parsed.records.length;
-      if (parsed.bad > 0) {
-        skipped.push({ key: target.key, reason: "not-json", detail: `${parsed.bad} lines are not JSON records with a timestamp`, lines: parsed.bad });
-      }
-      if (out.problem) {
-        skipped.push(out.problem);
-        this.current.objectsSkipped++;
-      }
-      if (out.next === null) {
-        hour.queue.shift();
-        this.line = 0;
-        grant.progressed = true;
-      } else {
-        this.line = out.next;
-        grant.stop(out.by ?? "records");
-      }
+    } finally {
+      await this.settle(grant);
     }
     this.current.stoppedBy = this.done ? null : grant.stoppedBy;
     return this.result(records, skipped, lastError);
   }
 
-  private currentHour(): HourState | null {
-    if (this.hour) return this.hour;
-    const hourMs = this.hours.shift();
-    if (hourMs === undefined) return null;
-    this.hour = { hourMs, prefix: hourPrefix(this.ctx.prefix, hourMs), queue: [], listed: false };
-    this.line = 0;
-    return this.hour;
+  /** Sends GETs for the next objects of the walk (after the one being read), across hours already listed. */
+  private getAhead(store: ObjectStore, grant: Grant, n: number): void {
+    const walk = this.walk!;
+    let seen = 0;
+    for (const hour of [walk.current()!, ...walk.upcoming()]) {
+      for (const obj of hour === walk.current() ? hour.queue.slice(1) : hour.queue) {
+        if (seen++ >= n) return;
+        if (obj.ahead || this.ctx.cache.get(obj.key, obj.etag)) continue;
+        const sent = startAhead(store, obj, grant, this.options.signal);
+        if (!sent) return;
+        obj.ahead = sent;
+      }
+      if (!hour.listed) return; // keys of later pages come first in the walk
+    }
   }
 
-  /** Lists one page of an hour folder; false when the LIST allowance ran out first. */
-  private async listPage(
-    store: ObjectStore,
-    hour: HourState,
-    grant: Grant,
-    skipped: SkippedObject[],
-    onRetry: (note: string) => void,
-  ): Promise<boolean> {
-    const { signal } = this.options;
-    let entries: ListEntry[];
-    let more: boolean;
-    for (let attempt = 1; ; attempt++) {
-      if (!grant.take("listAttempts")) return false;
-      if (attempt > 1) this.current.retries++;
-      try {
-        const page = await store.list({
-          prefix: hour.prefix,
-          maxKeys: this.ctx.listPageSize,
-          ...(hour.startAfter ? { startAfter: hour.startAfter } : {}),
-          ...(signal ? { signal } : {}),
-        });
-        entries = page.entries;
-        more = page.nextContinuationToken !== undefined && entries.length > 0;
-        break;
-      } catch (err) {
-        const c = classifyError(err);
-        if (!isRetryable(c)) throw storageFailure(err, `LIST ${hour.prefix}`, store.description);
-        onRetry(describeRetry(c, `LIST ${hour.prefix}`));
-        await sleep(backoffMs(attempt, this.ctx.retryBackoffMs, c.kind === "throttled"), signal);
+  /** Drops GETs sent ahead that this grant did not reach, and waits for LISTs in flight. */
+  private async settle(grant: Grant): Promise<void> {
+    const walk = this.walk!;
+    await walk.settle();
+    const drops: Promise<void>[] = [];
+    for (const hour of [walk.current(), ...walk.upcoming()]) {
+      for (const obj of hour?.queue ?? []) {
+        if (obj.ahead) drops.push(dropAhead(obj.ahead, grant));
+        delete obj.ahead;
       }
     }
-    let lastMax = Infinity;
-    for (const e of entries) {
-      const k = parseObjectKey(e.key, this.ctx.prefix);
-      if (!k || k.hourMs !== hour.hourMs) {
-        skipped.push({ key: e.key, reason: "foreign-format", detail: "not a format-v1 log object key; ignored" });
-        this.current.objectsSkipped++;
-        continue;
-      }
-      lastMax = k.maxMs;
-      if (k.maxMs < this.range.fromMs || k.minMs >= this.range.toMs) this.current.objectsPruned++;
-      else hour.queue.push({ key: e.key, etag: e.etag, size: e.size, minMs: k.minMs, maxMs: k.maxMs });
-    }
-    hour.startAfter = entries[entries.length - 1]?.key ?? hour.startAfter;
-    // Keys sort by reverse-max-ms: once a key's max is before `from`, every later key's is too.
-    hour.listed = !more || lastMax < this.range.fromMs;
-    return true;
+    await Promise.all(drops);
   }
 
   private cursor(): ReaderCursor | null {
-    if (this.done) return null;
-    const hour = this.hour;
-    if (hour) return { hourMs: hour.hourMs, key: hour.queue[0]?.key ?? null, line: this.line };
-    const next = this.hours[0];
-    return next === undefined ? null : { hourMs: next, key: null, line: 0 };
+    const hour = this.done ? null : this.walk?.current();
+    return hour ? { hourMs: hour.hourMs, key: hour.queue[0]?.key ?? null, line: this.line } : null;
   }
 
   private result(records: LogRecordLike[], skipped: SkippedObject[], lastError: string | undefined, notice?: string): LoadResult {

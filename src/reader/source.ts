@@ -45,6 +45,8 @@ export interface OpenSourceOptions {
   cacheBytes?: number;
   /** Base wait between retried attempts. Default 100 ms (exponential, capped at 2 s). */
   retryBackoffMs?: number;
+  /** LISTs and GETs sent ahead of the decoder. Default 4; 1 = one request at a time. */
+  concurrency?: number;
 }
 
 /** Options of `createSource`: a source over a store you already hold. */
@@ -56,7 +58,12 @@ export interface CreateSourceOptions {
   retryBackoffMs?: number;
   /** Keys per LIST page. Default 1000 (the S3 maximum). */
   listPageSize?: number;
+  /** LISTs and GETs sent ahead of the decoder. Default 4; 1 = one request at a time. */
+  concurrency?: number;
 }
+
+/** Requests in flight per session by default: hides round trips without hammering the provider. */
+export const DEFAULT_CONCURRENCY = 4;
 
 class StoreSource implements Source {
   private readonly cache: ObjectCache;
@@ -77,6 +84,7 @@ class StoreSource implements Source {
       cache: this.cache,
       retryBackoffMs: options.retryBackoffMs ?? 100,
       listPageSize: Math.max(1, Math.min(options.listPageSize ?? 1000, 1000)),
+      concurrency: Math.max(1, Math.min(Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY), 32)),
     };
   }
 
@@ -120,6 +128,7 @@ export function openSource(url: string, options: OpenSourceOptions = {}): Source
   const tune = {
     ...(options.cacheBytes !== undefined ? { cacheBytes: options.cacheBytes } : {}),
     ...(options.retryBackoffMs !== undefined ? { retryBackoffMs: options.retryBackoffMs } : {}),
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
   };
   const text = String(url ?? "").trim();
   if (/^s3:/i.test(text)) {

@@ -4,7 +4,13 @@
  * and injects faults by rule (503 SlowDown, 500 InternalError, connection reset,
  * a body cut off mid-way). The Host header is forwarded untouched so SigV4 signatures stay valid.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface SeenRequest {
@@ -36,6 +42,8 @@ export interface CountingProxy {
   getKeys(bucket: string): string[];
   count(kind: SeenRequest["kind"]): number;
   addFault(rule: FaultRule): void;
+  /** Adds this many ms before forwarding each request (a far region's round trip). */
+  setDelay(ms: number): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -50,7 +58,10 @@ function kindOf(method: string, query: URLSearchParams): SeenRequest["kind"] {
 
 function xmlError(res: ServerResponse, status: number, code: string, message: string): void {
   const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>proxy</RequestId></Error>`;
-  res.writeHead(status, { "content-type": "application/xml", "content-length": Buffer.byteLength(body) });
+  res.writeHead(status, {
+    "content-type": "application/xml",
+    "content-length": Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -59,6 +70,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
   const upstream = new URL(target);
   const requests: SeenRequest[] = [];
   let rules: (FaultRule & { left: number })[] = [];
+  let delayMs = 0;
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://proxy");
@@ -70,31 +82,54 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
       kind: kindOf(req.method ?? "GET", url.searchParams),
     };
     requests.push(seen);
-    const rule = rules.find((r) => r.left > 0 && (!r.kind || r.kind === seen.kind) && (!r.match || r.match(seen)));
+    const rule = rules.find(
+      (r) => r.left > 0 && (!r.kind || r.kind === seen.kind) && (!r.match || r.match(seen)),
+    );
     if (rule) rule.left--;
     if (rule?.fault === "reset") {
       req.socket.destroy();
       return;
     }
-    if (rule?.fault === "slowdown") return void req.resume().once("end", () => xmlError(res, 503, "SlowDown", "Please reduce your request rate."));
-    if (rule?.fault === "internal") return void req.resume().once("end", () => xmlError(res, 500, "InternalError", "We encountered an internal error."));
-    const up = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-      (ur) => {
-        res.writeHead(ur.statusCode ?? 502, ur.headers);
-        if (rule?.fault === "cut-body") {
-          // Forward a little of the body, then drop the connection.
-          ur.once("data", (chunk: Buffer) => {
-            res.write(chunk.subarray(0, Math.max(1, Math.floor(chunk.length / 2))), () => res.socket?.destroy());
-            ur.destroy();
-          });
-          return;
-        }
-        ur.pipe(res);
-      },
-    );
-    up.on("error", () => res.socket?.destroy());
-    req.pipe(up);
+    if (rule?.fault === "slowdown")
+      return void req
+        .resume()
+        .once("end", () => xmlError(res, 503, "SlowDown", "Please reduce your request rate."));
+    if (rule?.fault === "internal")
+      return void req
+        .resume()
+        .once("end", () =>
+          xmlError(res, 500, "InternalError", "We encountered an internal error."),
+        );
+    if (delayMs > 0) req.pause();
+    const forward = () => {
+      const up = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+        },
+        (ur) => {
+          res.writeHead(ur.statusCode ?? 502, ur.headers);
+          if (rule?.fault === "cut-body") {
+            // Forward a little of the body, then drop the connection.
+            ur.once("data", (chunk: Buffer) => {
+              res.write(chunk.subarray(0, Math.max(1, Math.floor(chunk.length / 2))), () =>
+                res.socket?.destroy(),
+              );
+              ur.destroy();
+            });
+            return;
+          }
+          ur.pipe(res);
+        },
+      );
+      up.on("error", () => res.socket?.destroy());
+      req.pipe(up);
+    };
+    if (delayMs > 0) setTimeout(forward, delayMs);
+    else forward();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
@@ -102,10 +137,13 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    listPrefixes: () => requests.filter((r) => r.kind === "list").map((r) => r.query.get("prefix") ?? ""),
-    getKeys: (bucket) => requests.filter((r) => r.kind === "get").map((r) => r.path.replace(`/${bucket}/`, "")),
+    listPrefixes: () =>
+      requests.filter((r) => r.kind === "list").map((r) => r.query.get("prefix") ?? ""),
+    getKeys: (bucket) =>
+      requests.filter((r) => r.kind === "get").map((r) => r.path.replace(`/${bucket}/`, "")),
     count: (kind) => requests.filter((r) => r.kind === kind).length,
     addFault: (rule) => void rules.push({ ...rule, left: rule.times ?? 1 }),
+    setDelay: (ms) => void (delayMs = ms),
     reset: () => {
       requests.length = 0;
       rules = [];
