@@ -1,6 +1,6 @@
 // `stowage doctor` (SPEC §2.5) end to end: the real CLI binary against a real MinIO.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -238,7 +238,47 @@ describe("§2.5 stowage doctor against MinIO", () => {
     expect(run.code, run.stdout).toBe(0);
     expect(run.stdout).toContain(`[OK]  Destination S3(${m.bucket}) [orders]`);
     expect(run.stdout).toContain(`[OK]  Destination S3(${second}) [users]`);
+    expect(run.stdout).toContain("[OK]  Write probe (PutObject) [users]");
     expect(run.stdout).toContain("[OK]  Cleanup (DeleteObject) [users]");
+    // Exports do not rely on conditional requests: capability probes only with --capabilities (§2.4).
+    expect(run.stdout).not.toContain("Conditional create");
+    const caps = await stowage(["doctor", "--config", file, "--capabilities"], goodEnv(), dir);
+    expect(caps.code, caps.stdout).toBe(0);
+    expect(caps.stdout).toContain("[OK]  Conditional create (second PUT answers 412) [orders]");
+    expect(caps.stdout).toContain("[OK]  List (ListObjectsV2 ordered, paginated) [users]");
+  });
+
+  it("§2.2 profile and default-chain sources work end to end", async () => {
+    const m = minio();
+    const { dir, file } = yamlConfig([
+      "s3:",
+      `  bucket: ${m.bucket}`,
+      `  prefix: ${uniquePrefix("doctor-profile")}`,
+      `  endpoint: ${m.endpoint}`,
+      "  provider: minio",
+      "  aws_profile: team",
+    ]);
+    mkdirSync(join(dir, ".aws"));
+    writeFileSync(
+      join(dir, ".aws", "credentials"),
+      `[team]\naws_access_key_id = ${m.accessKeyId}\naws_secret_access_key = ${m.secretAccessKey}\n`,
+    );
+    const run = await stowage(["doctor", "--config", file], {}, dir); // HOME = dir
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).toContain('[OK]  Credentials (AWS profile "team")');
+    noSecret(run, m.secretAccessKey);
+    const chain = yamlConfig([
+      "s3:",
+      `  bucket: ${m.bucket}`,
+      `  prefix: ${uniquePrefix("doctor-chain")}`,
+      `  endpoint: ${m.endpoint}`,
+      "  provider: minio",
+    ]);
+    const env = { AWS_ACCESS_KEY_ID: m.accessKeyId, AWS_SECRET_ACCESS_KEY: m.secretAccessKey };
+    const viaChain = await stowage(["doctor", "--config", chain.file], env, chain.dir);
+    expect(viaChain.code, viaChain.stdout).toBe(0);
+    expect(viaChain.stdout).toContain("[OK]  Credentials (AWS SDK default chain)");
+    noSecret(viaChain, m.secretAccessKey);
   });
 
   it("§2.5 usage errors exit 2", async () => {

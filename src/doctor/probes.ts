@@ -17,6 +17,8 @@ import type { CheckOutcome, CheckResult, DoctorTarget } from "./types.js";
 
 export interface ProbeOptions {
   env: Env;
+  /** Run the §2.4 capability probes for export destinations too (`--capabilities`). */
+  capabilities?: boolean;
   /** Per request; small so a dead endpoint fails fast. */
   requestTimeoutMs: number;
   signal: AbortSignal;
@@ -62,6 +64,12 @@ export async function probeTarget(
   const key = keys[0]!;
   const written: string[] = [];
   const signal = options.signal;
+  // Capability probes (§2.4) run for log destinations, and for exports with --capabilities:
+  // exports write with plain and multipart PUTs and do not rely on conditional requests.
+  const capabilities = options.capabilities === true || target.kind !== "export";
+  const writeName = capabilities
+    ? "Write probe (PutObject If-None-Match: *)"
+    : "Write probe (PutObject)";
   try {
     // 2. bucket reachable, region right
     if (dest.type === "s3") {
@@ -108,8 +116,9 @@ export async function probeTarget(
     // 3. write probe, 4. conditional create
     const body = `stowage doctor probe ${new Date().toISOString()}\n`;
     try {
-      for (const k of keys) {
-        await store.put(k, body, { ifNoneMatch: "*", contentType: "text/plain", signal });
+      for (const k of capabilities ? keys : [key]) {
+        const conditional = capabilities ? { ifNoneMatch: "*" as const } : {};
+        await store.put(k, body, { ...conditional, contentType: "text/plain", signal });
         written.push(k);
       }
     } catch (err) {
@@ -117,44 +126,46 @@ export async function probeTarget(
         record(destName, fail(err, { action: "write", resource: dest.path }));
       else
         record(
-          "Write probe (PutObject If-None-Match: *)",
+          writeName,
           fail(
             err,
             { action: "s3:PutObject", resource: resource(`${prefix ? `${prefix}/` : ""}*`) },
-            true,
+            capabilities,
           ),
         );
       return results;
     }
     if (dest.type === "local") record(destName, ok);
-    record("Write probe (PutObject If-None-Match: *)", ok);
-    const second = await store.put(key, body, { ifNoneMatch: "*", signal }).then(
-      () =>
-        ({
-          ok: false,
-          category: CAP,
-          detail:
-            "a second PutObject with If-None-Match: * overwrote the existing probe instead of answering 412",
-          hint: "this provider lacks conditional create, which exactly-once delivery depends on (SPEC §2.4)",
-        }) as CheckOutcome,
-      (err: unknown) =>
-        isStowageError(err, "exists")
-          ? ok
-          : fail(err, { action: "s3:PutObject", resource: resource(key) }, true),
-    );
-    record("Conditional create (second PUT answers 412)", second);
+    record(writeName, ok);
+    if (capabilities) {
+      const second = await store.put(key, body, { ifNoneMatch: "*", signal }).then(
+        () =>
+          ({
+            ok: false,
+            category: CAP,
+            detail:
+              "a second PutObject with If-None-Match: * overwrote the existing probe instead of answering 412",
+            hint: "this provider lacks conditional create, which exactly-once delivery depends on (SPEC §2.4)",
+          }) as CheckOutcome,
+        (err: unknown) =>
+          isStowageError(err, "exists")
+            ? ok
+            : fail(err, { action: "s3:PutObject", resource: resource(key) }, true),
+      );
+      record("Conditional create (second PUT answers 412)", second);
 
-    // 5. read probes
-    record(
-      "List (ListObjectsV2 ordered, paginated)",
-      await listProbe(store, stem, keys, signal).catch((err: unknown) =>
-        fail(
-          err,
-          { action: "s3:ListBucket", resource: dest.type === "s3" ? arnOf(dest) : dest.path },
-          true,
+      // 5. read probes
+      record(
+        "List (ListObjectsV2 ordered, paginated)",
+        await listProbe(store, stem, keys, signal).catch((err: unknown) =>
+          fail(
+            err,
+            { action: "s3:ListBucket", resource: dest.type === "s3" ? arnOf(dest) : dest.path },
+            true,
+          ),
         ),
-      ),
-    );
+      );
+    }
     let etag = "";
     record(
       "HeadObject",
@@ -172,12 +183,14 @@ export async function probeTarget(
         (err: unknown) => fail(err, { action: "s3:GetObject", resource: resource(key) }),
       ),
     );
-    record(
-      "Conditional read (GetObject If-Match)",
-      await conditionalRead(store, key, etag, body, signal).catch((err: unknown) =>
-        fail(err, { action: "s3:GetObject", resource: resource(key) }, true),
-      ),
-    );
+    if (capabilities) {
+      record(
+        "Conditional read (GetObject If-Match)",
+        await conditionalRead(store, key, etag, body, signal).catch((err: unknown) =>
+          fail(err, { action: "s3:GetObject", resource: resource(key) }, true),
+        ),
+      );
+    }
   } finally {
     // 6. cleanup
     if (written.length) {

@@ -15,6 +15,8 @@ export interface RunDoctorOptions {
   /** Per storage request. Default 5,000 ms: a dead endpoint fails fast. */
   requestTimeoutMs?: number;
   signal?: AbortSignal;
+  /** Run the capability probes for export destinations too (they always run for log destinations). */
+  capabilities?: boolean;
   /** More checks, run after the plan's own (the export side's hook). */
   extraChecks?: ExtraCheck[];
 }
@@ -84,6 +86,7 @@ export async function runDoctor(
         env: options.env,
         requestTimeoutMs: options.requestTimeoutMs ?? 5_000,
         signal,
+        capabilities: options.capabilities === true,
       })),
     );
   }

@@ -58,12 +58,17 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       collect,
       [],
     )
+    .option(
+      "--capabilities",
+      "also probe provider capabilities for export destinations (always on for logs)",
+    )
     .option("--timeout-ms <ms>", "timeout per storage request", "5000")
     .action(
       async (opts: {
         config: string[];
         json?: boolean;
         trustEndpoint: string[];
+        capabilities?: boolean;
         timeoutMs: string;
       }) => {
         const timeoutMs = Number(opts.timeoutMs);
@@ -79,7 +84,11 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
           ...(exportHook ? { exportHook } : {}),
         });
         for (const w of plan.warnings) io.err(`Note: ${w}\n`);
-        const report = await runDoctor(plan, { env: io.env, requestTimeoutMs: timeoutMs });
+        const report = await runDoctor(plan, {
+          env: io.env,
+          requestTimeoutMs: timeoutMs,
+          capabilities: opts.capabilities === true,
+        });
         io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
         setExit(report.ok ? 0 : 1);
       },
