@@ -29,3 +29,15 @@ describe("values", () => {
     expect(() => decimalToUnscaled("NaN", 2)).toThrow(/cannot be represented/);
   });
 });
+
+describe("timestamp fast path", () => {
+  it("§7.2 agrees with the general parser on every shape it accepts", () => {
+    const cases = ["2024-02-29 23:59:59", "2024-02-29 23:59:59.1", "2024-02-29 23:59:59.123456", "2024-02-29 23:59:59.1234567", "1900-01-01 00:00:00+05:30", "2024-01-01 00:00:00-08", "0001-01-01 00:00:00", "9999-12-31 23:59:59.999999+00"];
+    for (const c of cases) {
+      const viaRegex = parseTimestampText(c.replace(" ", "T")); // the 'T' form skips the fast path
+      expect(parseTimestampText(c), c).toBe(viaRegex);
+    }
+    expect(parseTimestampText("2024-02-29 23:59:59.5 BC")).toBe(parseTimestampText("2024-02-29T23:59:59.5 BC"));
+    expect(() => parseTimestampText("2024-0x-29 23:59:59")).toThrow(/cannot be represented/);
+  });
+});

@@ -55,6 +55,8 @@ export function parseDateText(text: string): number {
  * @example parseTimestampText("2024-01-02 03:04:05.5+01") // 1704161045500000n
  */
 export function parseTimestampText(text: string): bigint {
+  const fast = parseTimestampFast(text);
+  if (fast !== undefined) return fast;
   const m = TS_RE.exec(text);
   if (!m) throw notRepresentable(text, "timestamp");
   const year = m[12] ? 1 - Number(m[1]) : Number(m[1]);
@@ -66,6 +68,45 @@ export function parseTimestampText(text: string): bigint {
   }
   const frac = m[7] ? Number((m[7] + "00000").slice(0, 6)) : 0;
   return BigInt(days) * MICROS_PER_DAY + BigInt(seconds * 1_000_000 + frac);
+}
+
+const DIGIT_POSITIONS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+const d2 = (t: string, i: number) => (t.charCodeAt(i) - 48) * 10 + t.charCodeAt(i + 1) - 48;
+
+/**
+ * The common shape `YYYY-MM-DD HH:MM:SS[.f…][±HH[:MM]]` without regex or intermediate
+ * bigints (the hot path of timestamp columns); anything else returns undefined.
+ */
+function parseTimestampFast(t: string): bigint | undefined {
+  const n = t.length;
+  if (n < 19 || t.charCodeAt(4) !== 45 || t.charCodeAt(10) !== 32 || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58) return undefined;
+  const year = d2(t, 0) * 100 + d2(t, 2);
+  let seconds = d2(t, 11) * 3600 + d2(t, 14) * 60 + d2(t, 17);
+  for (const p of DIGIT_POSITIONS) {
+    const c = t.charCodeAt(p);
+    if (c < 48 || c > 57) return undefined;
+  }
+  let i = 19;
+  let frac = 0;
+  if (t.charCodeAt(i) === 46) {
+    let digits = 0;
+    for (i++; i < n; i++) {
+      const c = t.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) break;
+      if (digits < 6) (frac = frac * 10 + c), digits++;
+    }
+    frac *= 10 ** (6 - digits);
+  }
+  if (i < n) {
+    const sign = t.charCodeAt(i);
+    if ((sign !== 43 && sign !== 45) || (n - i !== 3 && n - i !== 6)) return undefined;
+    const off = d2(t, i + 1) * 3600 + (n - i === 6 ? d2(t, i + 4) * 60 : 0);
+    seconds -= sign === 45 ? -off : off;
+  }
+  const days = daysFromCivil(year, d2(t, 5), d2(t, 8));
+  const micros = days * 86_400_000_000 + seconds * 1_000_000 + frac;
+  if (!Number.isSafeInteger(micros)) return undefined;
+  return BigInt(micros);
 }
 
 function pad(n: number, width: number): string {
@@ -84,17 +125,26 @@ export function formatDate(days: number): string {
  * @example formatTimestamp(1704161045500000n, true) // "2024-01-02T02:04:05.500000Z"
  */
 export function formatTimestamp(micros: bigint, utc: boolean): string {
-  let days = micros / MICROS_PER_DAY;
-  let rest = micros % MICROS_PER_DAY;
-  if (rest < 0n) {
-    rest += MICROS_PER_DAY;
-    days -= 1n;
+  let dayNumber: number;
+  let r: number;
+  const asNumber = Number(micros);
+  if (Number.isSafeInteger(asNumber)) {
+    dayNumber = Math.floor(asNumber / 86_400_000_000);
+    r = asNumber - dayNumber * 86_400_000_000;
+  } else {
+    let days = micros / MICROS_PER_DAY;
+    let rest = micros % MICROS_PER_DAY;
+    if (rest < 0n) {
+      rest += MICROS_PER_DAY;
+      days -= 1n;
+    }
+    dayNumber = Number(days);
+    r = Number(rest);
   }
-  const r = Number(rest);
   const secs = Math.floor(r / 1_000_000);
   const frac = r % 1_000_000;
   const time = `${pad(Math.floor(secs / 3600), 2)}:${pad(Math.floor(secs / 60) % 60, 2)}:${pad(secs % 60, 2)}`;
-  return `${formatDate(Number(days))}T${time}${frac ? "." + pad(frac, 6) : ""}${utc ? "Z" : ""}`;
+  return `${formatDate(dayNumber)}T${time}${frac ? "." + pad(frac, 6) : ""}${utc ? "Z" : ""}`;
 }
 
 /**

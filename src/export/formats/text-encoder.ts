@@ -78,10 +78,23 @@ export class TextFileEncoder implements Encoder {
   }
 
   async write(rows: Row[]): Promise<void> {
+    // Lines are joined once per slice: a long rope of small strings survives young-generation
+    // GCs and costs more to copy than to build.
+    const lines: string[] = [];
+    let size = this.pending.length;
     for (const row of rows) {
-      this.pending += this.render(row);
-      if (this.pending.length >= this.chunkBytes) await this.handOff();
+      const line = this.render(row);
+      lines.push(line);
+      size += line.length;
+      if (size >= this.chunkBytes) {
+        this.pending += lines.join("");
+        lines.length = 0;
+        size = 0;
+        await this.handOff();
+      }
     }
+    if (lines.length) this.pending += lines.join("");
+    this.note();
   }
 
   async finish(): Promise<void> {
