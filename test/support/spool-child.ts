@@ -1,7 +1,8 @@
 /**
  * A child process for the spool crash tests (run with `node --import jiti/register`).
  * Argument: JSON {mode, spoolPath, prefix, endpoint, bucket, region, tag, inFlight, max, delivery}.
- * Credentials come from STOWAGE_TEST_KEY / STOWAGE_TEST_SECRET (never argv).
+ * Credentials come from STOWAGE_TEST_KEY / STOWAGE_TEST_SECRET (never argv); STOWAGE_TEST_NO_CLOSE=1
+ * ends "log" mode without close().
  * - mode "log": writes records {data: {id: "<tag>-<n>"}} through write(), `inFlight` at a time,
  *   and prints each id on stdout only after its write() resolved (committed). With `max`, stops
  *   after that many (or on SIGTERM), closes, prints `CLOSED <FlushResult JSON>` and exits on its own.
@@ -49,6 +50,7 @@ async function logLoop(): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: args.inFlight ?? 8 }, lane));
+  if (process.env.STOWAGE_TEST_NO_CLOSE) return; // end without close(): the process must still exit
   const res = await log.close({ timeoutMs: 60_000 });
   process.stdout.write(`CLOSED ${JSON.stringify(res)}\n`);
 }
