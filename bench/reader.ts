@@ -11,6 +11,7 @@
  * Usage: node --import jiti/register bench/reader.ts [--runs 3] [--latency-ms 20]
  */
 import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
 import { createGunzip } from "node:zlib";
 import { createLogger } from "../src/index.js";
 import { openSource, type LoadResult } from "../src/reader/index.js";
@@ -23,26 +24,48 @@ const H = 3_600_000;
 const DAY = 24 * H;
 const END = Date.UTC(2026, 10, 30); // the range is [END - 7 days, END)
 const WANT = 20_000;
-const runsArg = process.argv.indexOf("--runs");
-const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
+// parseArgs reads the command line itself (process.argv is reserved to src/cli/ by lint).
+const { values: args } = parseArgs({
+  options: { runs: { type: "string" }, "latency-ms": { type: "string" } },
+  strict: false,
+});
+const RUNS = Number(args.runs ?? 3);
 const MiB = 1024 * 1024;
 const CONCURRENCY = 4;
-const latencyArg = process.argv.indexOf("--latency-ms");
-const LATENCY_MS = latencyArg > 0 ? Number(process.argv[latencyArg + 1]) : 20;
+const LATENCY_MS = Number(args["latency-ms"] ?? 20);
 
 /** Records in one hour: a diurnal curve (quiet nights, busy afternoons), ~140 on average. */
-const perHour = (hourMs: number) => Math.round(80 + 120 * Math.max(0, Math.sin(((new Date(hourMs).getUTCHours() - 6) / 24) * 2 * Math.PI)) + ((hourMs / H) % 7) * 6);
+const perHour = (hourMs: number) =>
+  Math.round(
+    80 +
+      120 * Math.max(0, Math.sin(((new Date(hourMs).getUTCHours() - 6) / 24) * 2 * Math.PI)) +
+      ((hourMs / H) % 7) * 6,
+  );
 
-async function writeDays(m: RunningMinio, prefix: string, fromMs: number, toMs: number): Promise<{ records: number; objects: number }> {
+async function writeDays(
+  m: RunningMinio,
+  prefix: string,
+  fromMs: number,
+  toMs: number,
+): Promise<{ records: number; objects: number }> {
   const log = createLogger({
     console: false,
     service: "checkout",
     level: "trace",
     destination: "s3",
     s3: {
-      bucket: m.bucket, prefix, region: m.region, endpoint: m.endpoint, forcePathStyle: true,
+      bucket: m.bucket,
+      prefix,
+      region: m.region,
+      endpoint: m.endpoint,
+      forcePathStyle: true,
       credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-      delivery: { maxBatchRecords: 120, flushIntervalMs: 600_000, maxQueueBytes: "128MiB", concurrency: 4 },
+      delivery: {
+        maxBatchRecords: 120,
+        flushIntervalMs: 600_000,
+        maxQueueBytes: "128MiB",
+        concurrency: 4,
+      },
     },
   });
   let n = 0;
@@ -54,7 +77,13 @@ async function writeDays(m: RunningMinio, prefix: string, fromMs: number, toMs: 
         timestamp: new Date(h + Math.floor((i * H) / count)).toISOString(),
         level: levels[n % levels.length] as "info",
         message: `POST /api/orders handled in ${(n * 37) % 900} ms`,
-        data: { route: "/api/orders", status: n % 50 === 0 ? 500 : 201, durationMs: (n * 37) % 900, userId: `u-${n % 5000}`, requestId: `r-${n}` },
+        data: {
+          route: "/api/orders",
+          status: n % 50 === 0 ? 500 : 201,
+          durationMs: (n * 37) % 900,
+          userId: `u-${n % 5000}`,
+          requestId: `r-${n}`,
+        },
       });
     }
   }
@@ -80,29 +109,59 @@ interface Measure {
 /** Listed sizes and key times of every object under the prefix (setup; not counted). */
 let catalogue: { size: number; minMs: number; maxMs: number }[] = [];
 /** Compressed bytes of the objects that hold the answer: the least any reader by object could download. */
-const neededBytes = (x: Measure) => catalogue.filter((o) => o.maxMs >= x.oldestMs && o.minMs < END).reduce((a, o) => a + o.size, 0);
+const neededBytes = (x: Measure) =>
+  catalogue.filter((o) => o.maxMs >= x.oldestMs && o.minMs < END).reduce((a, o) => a + o.size, 0);
 
-async function readerRun(m: RunningMinio, proxy: CountingProxy, prefix: string, limits: Record<string, number>, grants: number): Promise<Measure> {
+async function readerRun(
+  m: RunningMinio,
+  proxy: CountingProxy,
+  prefix: string,
+  limits: Record<string, number>,
+  grants: number,
+): Promise<Measure> {
   const source = openSource(`s3://${m.bucket}/${prefix}`, {
-    endpoint: proxy.url, forcePathStyle: true, region: m.region,
+    endpoint: proxy.url,
+    forcePathStyle: true,
+    region: m.region,
     credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
   });
   proxy.reset();
   const t0 = performance.now();
   const session = source.query({ from: END - 7 * DAY, to: END, limits });
   const results: LoadResult[] = [await session.load()];
-  while (results.reduce((a, r) => a + r.records.length, 0) < WANT && !results.at(-1)!.complete && results.length < grants) results.push(await session.more());
+  while (
+    results.reduce((a, r) => a + r.records.length, 0) < WANT &&
+    !results.at(-1)!.complete &&
+    results.length < grants
+  )
+    results.push(await session.more());
   const ms = performance.now() - t0;
   const records = results.flatMap((r) => r.records).slice(0, WANT);
   source.close();
   const s = results.at(-1)!.stats;
-  if (s.listRequests !== proxy.count("list") || s.getRequests !== proxy.count("get")) throw new Error("reader stats disagree with the proxy");
-  return { ms, list: s.listRequests, get: s.getRequests, downloaded: s.downloadedBytes, records: records.length, answerBytes: bytesOf(records), oldestMs: oldest(records), grants: s.grantsUsed };
+  if (s.listRequests !== proxy.count("list") || s.getRequests !== proxy.count("get"))
+    throw new Error("reader stats disagree with the proxy");
+  return {
+    ms,
+    list: s.listRequests,
+    get: s.getRequests,
+    downloaded: s.downloadedBytes,
+    records: records.length,
+    answerBytes: bytesOf(records),
+    oldestMs: oldest(records),
+    grants: s.grantsUsed,
+  };
 }
 
 /** Lists the whole prefix, downloads and decodes every object, keeps the newest 20,000 in range. */
 async function naiveRun(m: RunningMinio, proxy: CountingProxy, prefix: string): Promise<Measure> {
-  const store = new S3Store({ bucket: m.bucket, region: m.region, endpoint: proxy.url, forcePathStyle: true, credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey } });
+  const store = new S3Store({
+    bucket: m.bucket,
+    region: m.region,
+    endpoint: proxy.url,
+    forcePathStyle: true,
+    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+  });
   proxy.reset();
   const t0 = performance.now();
   const keys: string[] = [];
@@ -121,33 +180,60 @@ async function naiveRun(m: RunningMinio, proxy: CountingProxy, prefix: string): 
     res.body.on("data", (c: Buffer) => (downloaded += c.length)).pipe(gunzip);
     const chunks: Buffer[] = [];
     for await (const c of gunzip) chunks.push(c as Buffer);
-    for (const line of Buffer.concat(chunks).toString("utf8").split("\n")) if (line) all.push(JSON.parse(line) as { timestamp: string });
+    for (const line of Buffer.concat(chunks).toString("utf8").split("\n"))
+      if (line) all.push(JSON.parse(line) as { timestamp: string });
   };
   // Same number of requests in flight as the reader's default (4).
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < keys.length) await fetchOne(keys[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < keys.length) await fetchOne(keys[next++]!);
+    }),
+  );
   const from = new Date(END - 7 * DAY).toISOString();
   const to = new Date(END).toISOString();
-  const records = all.filter((r) => r.timestamp >= from && r.timestamp < to).sort((a, b) => (a.timestamp < b.timestamp ? 1 : -1)).slice(0, WANT);
+  const records = all
+    .filter((r) => r.timestamp >= from && r.timestamp < to)
+    .sort((a, b) => (a.timestamp < b.timestamp ? 1 : -1))
+    .slice(0, WANT);
   const ms = performance.now() - t0;
   store.close();
-  return { ms, list: proxy.count("list"), get: proxy.count("get"), downloaded, records: records.length, answerBytes: bytesOf(records), oldestMs: oldest(records) };
+  return {
+    ms,
+    list: proxy.count("list"),
+    get: proxy.count("get"),
+    downloaded,
+    records: records.length,
+    answerBytes: bytesOf(records),
+    oldestMs: oldest(records),
+  };
 }
 
-const oldest = (records: { timestamp: string }[]) => records.reduce((a, r) => Math.min(a, Date.parse(r.timestamp)), Infinity);
-const bytesOf = (records: unknown[]) => records.reduce<number>((a, r) => a + Buffer.byteLength(JSON.stringify(r)) + 1, 0);
+const oldest = (records: { timestamp: string }[]) =>
+  records.reduce((a, r) => Math.min(a, Date.parse(r.timestamp)), Infinity);
+const bytesOf = (records: unknown[]) =>
+  records.reduce<number>((a, r) => a + Buffer.byteLength(JSON.stringify(r)) + 1, 0);
 const median = (xs: Measure[]) => [...xs].sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)]!;
 const fmt = (x: Measure) =>
   `${x.ms.toFixed(0).padStart(6)} ms  LIST ${String(x.list).padStart(4)}  GET ${String(x.get).padStart(4)}  downloaded ${(x.downloaded / MiB).toFixed(3)} MiB` +
   `  needed ${(neededBytes(x) / MiB).toFixed(3)} MiB (${(x.downloaded / neededBytes(x)).toFixed(2)}x)  records ${x.records} (${(x.answerBytes / MiB).toFixed(2)} MiB NDJSON)${x.grants ? `  grants ${x.grants}` : ""}`;
 
-async function scenario(m: RunningMinio, proxy: CountingProxy, prefix: string, label: string): Promise<void> {
+async function scenario(
+  m: RunningMinio,
+  proxy: CountingProxy,
+  prefix: string,
+  label: string,
+): Promise<void> {
   console.log(`\n-- ${label}`);
-  const direct = new S3Store({ bucket: m.bucket, region: m.region, endpoint: m.endpoint, forcePathStyle: true, credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey } });
+  const direct = new S3Store({
+    bucket: m.bucket,
+    region: m.region,
+    endpoint: m.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+  });
   catalogue = [];
-  for (let startAfter: string | undefined; ; ) {
+  for (let startAfter: string | undefined; ;) {
     const page = await direct.list({ prefix: `${prefix}/`, ...(startAfter ? { startAfter } : {}) });
     for (const e of page.entries) {
       const k = parseObjectKey(e.key, prefix);
@@ -159,7 +245,11 @@ async function scenario(m: RunningMinio, proxy: CountingProxy, prefix: string, l
   direct.close();
   const variants: [string, Record<string, number>, number][] = [
     ["reader, default allowances, load()+more() until 20,000", {}, 5],
-    ["reader, one grant (listAttempts 200, getAttempts 400)", { listAttempts: 200, getAttempts: 400 }, 1],
+    [
+      "reader, one grant (listAttempts 200, getAttempts 400)",
+      { listAttempts: 200, getAttempts: 400 },
+      1,
+    ],
   ];
   const naive: Measure[] = [];
   for (let i = 0; i < RUNS; i++) naive.push(await naiveRun(m, proxy, prefix));
@@ -182,10 +272,17 @@ const proxy = await startCountingProxy(m.endpoint);
 try {
   const t = performance.now();
   const a = await writeDays(m, "bench/app", END - 7 * DAY, END);
-  console.log(`wrote ${a.records} records in ${a.objects} objects over 7 days with the real logger (${((performance.now() - t) / 1000).toFixed(1)} s); runs per variant: ${RUNS}, median shown`);
+  console.log(
+    `wrote ${a.records} records in ${a.objects} objects over 7 days with the real logger (${((performance.now() - t) / 1000).toFixed(1)} s); runs per variant: ${RUNS}, median shown`,
+  );
   await scenario(m, proxy, "bench/app", "A: bucket holds exactly the 7-day range; local MinIO");
   proxy.setDelay(LATENCY_MS);
-  await scenario(m, proxy, "bench/app", `A': the same with ${LATENCY_MS} ms added to every request (a far region)`);
+  await scenario(
+    m,
+    proxy,
+    "bench/app",
+    `A': the same with ${LATENCY_MS} ms added to every request (a far region)`,
+  );
   proxy.setDelay(0);
   const b = await writeDays(m, "bench/app", END - 28 * DAY, END - 7 * DAY);
   const older = `plus 21 older days (${b.records} records, ${b.objects} objects) under the same prefix`;

@@ -24,7 +24,13 @@ function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       // A clean environment: no AWS profile or metadata lookups from the machine running the tests.
-      env: { PATH: process.env.PATH ?? "", HOME: home, AWS_EC2_METADATA_DISABLED: "true", NODE_NO_WARNINGS: "1", ...env },
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: home,
+        AWS_EC2_METADATA_DISABLED: "true",
+        NODE_NO_WARNINGS: "1",
+        ...env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -36,11 +42,17 @@ function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
   });
 }
 
-const ndjson = (s: string) => s.split("\n").filter(Boolean).map((l) => JSON.parse(l) as FixtureRecord);
+const ndjson = (s: string) =>
+  s
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as FixtureRecord);
 
 beforeAll(() => {
   if (!existsSync(join(import.meta.dirname, "..", "dist", "cli", "commands", "logs.js"))) {
-    throw new Error("dist/ is missing: run `npx tsc -p tsconfig.build.json` (npm test does it in pretest)");
+    throw new Error(
+      "dist/ is missing: run `npx tsc -p tsconfig.build.json` (npm test does it in pretest)",
+    );
   }
   home = mkdtempSync(join(tmpdir(), "stowage-logs-home-"));
 });
@@ -51,13 +63,26 @@ describe("§5.6 stowage logs against MinIO", () => {
   let prefix: string;
   let records: FixtureRecord[];
   const now = Date.now();
-  const s3Args = () => [`s3://${m().bucket}/${prefix}`, "--endpoint", m().endpoint, "--force-path-style", "--region", m().region];
-  const creds = () => ({ AWS_ACCESS_KEY_ID: m().accessKeyId, AWS_SECRET_ACCESS_KEY: m().secretAccessKey });
+  const s3Args = () => [
+    `s3://${m().bucket}/${prefix}`,
+    "--endpoint",
+    m().endpoint,
+    "--force-path-style",
+    "--region",
+    m().region,
+  ];
+  const creds = () => ({
+    AWS_ACCESS_KEY_ID: m().accessKeyId,
+    AWS_SECRET_ACCESS_KEY: m().secretAccessKey,
+  });
 
   beforeAll(async () => {
     prefix = uniquePrefix("cli");
     const store = new S3Store({
-      bucket: m().bucket, region: m().region, endpoint: m().endpoint, forcePathStyle: true,
+      bucket: m().bucket,
+      region: m().region,
+      endpoint: m().endpoint,
+      forcePathStyle: true,
       credentials: { accessKeyId: m().accessKeyId, secretAccessKey: m().secretAccessKey },
     });
     records = spreadRecords(now - 3 * H, now - 60_000, 240);
@@ -66,44 +91,112 @@ describe("§5.6 stowage logs against MinIO", () => {
   });
 
   it("§5.6 --json prints every record of the range as NDJSON on stdout and one stats line on stderr (credentials from the environment)", async () => {
-    const r = await run(["logs", "--source", ...s3Args(), "--from", "4h", "--to", "now", "--json"], creds());
+    const r = await run(
+      ["logs", "--source", ...s3Args(), "--from", "4h", "--to", "now", "--json"],
+      creds(),
+    );
     expect(r.stderr).not.toContain(m().secretAccessKey);
     expect(r.code).toBe(0);
     const got = ndjson(r.stdout);
-    expect(got.map((x) => x.seq).sort((a, b) => Number(a) - Number(b))).toEqual(records.map((x) => x.seq));
-    expect(r.stderr).toMatch(/^stowage logs: 240 records shown \(240 analysed\) · LIST [45] · GET \d+ .* grants 1\/5 · complete\n$/);
+    expect(got.map((x) => x.seq).sort((a, b) => Number(a) - Number(b))).toEqual(
+      records.map((x) => x.seq),
+    );
+    expect(r.stderr).toMatch(
+      /^stowage logs: 240 records shown \(240 analysed\) · LIST [45] · GET \d+ .* grants 1\/5 · complete\n$/,
+    );
     expect(r.stdout).not.toContain(m().secretAccessKey);
   });
 
   it("§5.6 --level, --where and --grep filter; --limit and --more spend further grants", async () => {
-    const f = await run(["logs", "--source", ...s3Args(), "--from", "4h", "--json", "--level", "warn", "--where", "data.route=/orders/3", "--grep", "REQUEST"], creds());
+    const f = await run(
+      [
+        "logs",
+        "--source",
+        ...s3Args(),
+        "--from",
+        "4h",
+        "--json",
+        "--level",
+        "warn",
+        "--where",
+        "data.route=/orders/3",
+        "--grep",
+        "REQUEST",
+      ],
+      creds(),
+    );
     expect(f.code).toBe(0);
-    const want = records.filter((x) => (x.level === "warning" || x.level === "error") && (x.data as { route: string }).route === "/orders/3");
+    const want = records.filter(
+      (x) =>
+        (x.level === "warning" || x.level === "error") &&
+        (x.data as { route: string }).route === "/orders/3",
+    );
     expect(want.length).toBeGreaterThan(0);
-    expect(ndjson(f.stdout).map((x) => x.seq).sort((a, b) => Number(a) - Number(b))).toEqual(want.map((x) => x.seq));
+    expect(
+      ndjson(f.stdout)
+        .map((x) => x.seq)
+        .sort((a, b) => Number(a) - Number(b)),
+    ).toEqual(want.map((x) => x.seq));
 
-    const p = await run(["logs", "--source", ...s3Args(), "--from", "4h", "--limit", "records=50"], creds());
+    const p = await run(
+      ["logs", "--source", ...s3Args(), "--from", "4h", "--limit", "records=50"],
+      creds(),
+    );
     expect(p.code).toBe(0);
     expect(p.stdout.trim().split("\n")).toHaveLength(50);
     expect(p.stderr).toMatch(/partial \(stopped by records\): run with --more 1/);
-    const more = await run(["logs", "--source", ...s3Args(), "--from", "4h", "--limit", "records=50", "--more", "2", "--json"], creds());
+    const more = await run(
+      [
+        "logs",
+        "--source",
+        ...s3Args(),
+        "--from",
+        "4h",
+        "--limit",
+        "records=50",
+        "--more",
+        "2",
+        "--json",
+      ],
+      creds(),
+    );
     expect(ndjson(more.stdout)).toHaveLength(150);
     expect(new Set(ndjson(more.stdout).map((x) => x.seq)).size).toBe(150);
     expect(more.stderr).toMatch(/grants 3\/5/);
     // pretty: time, level, message, a few fields
-    expect(p.stdout.split("\n")[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z {2}(INFO|DEBUG|WARNING|ERROR) +request \d+ handled {2}service=api {2}route=\/orders\/\d+ {2}ms=\d+$/);
+    expect(p.stdout.split("\n")[0]).toMatch(
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}(INFO|DEBUG|WARNING|ERROR) +request \d+ handled {2}service=api {2}route=\/orders\/\d+ {2}ms=\d+$/,
+    );
   });
 
   it("§5.6 storage failures exit 1 with a specific message and a doctor hint, never the secret", async () => {
-    const bad = await run(["logs", "--source", ...s3Args(), "--from", "1h"], { AWS_ACCESS_KEY_ID: m().accessKeyId, AWS_SECRET_ACCESS_KEY: "wrong-secret-456" });
+    const bad = await run(["logs", "--source", ...s3Args(), "--from", "1h"], {
+      AWS_ACCESS_KEY_ID: m().accessKeyId,
+      AWS_SECRET_ACCESS_KEY: "wrong-secret-456",
+    });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/access denied/);
     expect(bad.stderr).toMatch(/stowage doctor/);
     expect(bad.stderr).not.toContain("wrong-secret-456");
-    const nob = await run(["logs", "--source", `s3://no-such-bucket-zz/${prefix}`, "--endpoint", m().endpoint, "--force-path-style", "--from", "1h"], creds());
+    const nob = await run(
+      [
+        "logs",
+        "--source",
+        `s3://no-such-bucket-zz/${prefix}`,
+        "--endpoint",
+        m().endpoint,
+        "--force-path-style",
+        "--from",
+        "1h",
+      ],
+      creds(),
+    );
     expect(nob.code).toBe(1);
     expect(nob.stderr).toMatch(/bucket does not exist/);
-    const missingEnv = await run(["logs", "--source", ...s3Args(), "--access-key-env", "MY_AK", "--secret-key-env", "MY_SK"], { MY_AK: "x" });
+    const missingEnv = await run(
+      ["logs", "--source", ...s3Args(), "--access-key-env", "MY_AK", "--secret-key-env", "MY_SK"],
+      { MY_AK: "x" },
+    );
     expect(missingEnv.code).toBe(2);
     expect(missingEnv.stderr).toMatch(/MY_SK is not set/);
   });
@@ -114,7 +207,12 @@ describe("§5.6 stowage logs against a local-directory tree", () => {
   const now = Date.now();
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "stowage-logs-"));
-    await writeV1(new LocalStore({ root: dir }), "svc", spreadRecords(now - 2 * H, now - 1000, 90), 15);
+    await writeV1(
+      new LocalStore({ root: dir }),
+      "svc",
+      spreadRecords(now - 2 * H, now - 1000, 90),
+      15,
+    );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

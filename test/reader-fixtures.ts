@@ -3,7 +3,13 @@
  * (§3.4) with the batch encoder and the v1 key/metadata helpers, through any ObjectStore.
  */
 import { encodeBatch } from "../src/batch/encoder.js";
-import { CONTENT_ENCODING, CONTENT_TYPE, formatObjectKey, objectMetadata, utcHourStart } from "../src/batch/object-key.js";
+import {
+  CONTENT_ENCODING,
+  CONTENT_TYPE,
+  formatObjectKey,
+  objectMetadata,
+  utcHourStart,
+} from "../src/batch/object-key.js";
 import type { ObjectStore } from "../src/store/object-store.js";
 import { ulid } from "../src/shared/ids.js";
 
@@ -17,7 +23,12 @@ export interface FixtureRecord {
 const LEVELS = ["info", "info", "info", "debug", "warning", "error"];
 
 /** `count` records evenly spread over `[fromMs, toMs)`, oldest first, each with a unique `seq`. */
-export function spreadRecords(fromMs: number, toMs: number, count: number, extra: (i: number) => Record<string, unknown> = () => ({})): FixtureRecord[] {
+export function spreadRecords(
+  fromMs: number,
+  toMs: number,
+  count: number,
+  extra: (i: number) => Record<string, unknown> = () => ({}),
+): FixtureRecord[] {
   const step = (toMs - fromMs) / count;
   return Array.from({ length: count }, (_, i) => ({
     timestamp: new Date(Math.floor(fromMs + i * step)).toISOString(),
@@ -39,7 +50,12 @@ export interface WrittenObject {
 }
 
 /** Writes records as v1 objects: grouped by UTC hour, `perObject` records per batch. */
-export async function writeV1(store: ObjectStore, prefix: string, records: FixtureRecord[], perObject: number): Promise<WrittenObject[]> {
+export async function writeV1(
+  store: ObjectStore,
+  prefix: string,
+  records: FixtureRecord[],
+  perObject: number,
+): Promise<WrittenObject[]> {
   const byHour = new Map<number, FixtureRecord[]>();
   for (const r of records) {
     const h = utcHourStart(Date.parse(r.timestamp));
@@ -50,26 +66,44 @@ export async function writeV1(store: ObjectStore, prefix: string, records: Fixtu
   const out: WrittenObject[] = [];
   for (const list of byHour.values()) {
     for (let i = 0; i < list.length; i += perObject) {
-      out.push(await putBatch(store, prefix, list.slice(i, i + perObject).map((r) => JSON.stringify(r))));
+      out.push(
+        await putBatch(
+          store,
+          prefix,
+          list.slice(i, i + perObject).map((r) => JSON.stringify(r)),
+        ),
+      );
     }
   }
   return out;
 }
 
 /** Writes one batch of ready JSON lines (all in one UTC hour) as a v1 object. */
-export async function putBatch(store: ObjectStore, prefix: string, lines: string[], times?: { minMs: number; maxMs: number }): Promise<WrittenObject> {
-  const ms = lines.map((l) => {
-    try {
-      return Date.parse((JSON.parse(l) as { timestamp: string }).timestamp);
-    } catch {
-      return NaN;
-    }
-  }).filter(Number.isFinite);
+export async function putBatch(
+  store: ObjectStore,
+  prefix: string,
+  lines: string[],
+  times?: { minMs: number; maxMs: number },
+): Promise<WrittenObject> {
+  const ms = lines
+    .map((l) => {
+      try {
+        return Date.parse((JSON.parse(l) as { timestamp: string }).timestamp);
+      } catch {
+        return NaN;
+      }
+    })
+    .filter(Number.isFinite);
   const minMs = times?.minMs ?? ms.reduce((a, b) => Math.min(a, b), Infinity);
   const maxMs = times?.maxMs ?? ms.reduce((a, b) => Math.max(a, b), -Infinity);
   const enc = encodeBatch({ lines, minMs, maxMs });
   const key = formatObjectKey({ prefix, minMs, maxMs, batchId: ulid() });
-  await putRaw(store, key, enc.body, { minMs, maxMs, records: enc.records, decodedBytes: enc.decodedBytes });
+  await putRaw(store, key, enc.body, {
+    minMs,
+    maxMs,
+    records: enc.records,
+    decodedBytes: enc.decodedBytes,
+  });
   return { key, records: lines.length, size: enc.body.length, minMs, maxMs };
 }
 

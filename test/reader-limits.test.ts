@@ -20,7 +20,10 @@ beforeAll(async () => {
   proxy = await startCountingProxy(minio().endpoint);
   const m = minio();
   store = new S3Store({
-    bucket: m.bucket, region: m.region, endpoint: proxy.url, forcePathStyle: true,
+    bucket: m.bucket,
+    region: m.region,
+    endpoint: proxy.url,
+    forcePathStyle: true,
     credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
   });
   prefix = uniquePrefix("limits");
@@ -40,10 +43,20 @@ function source(): Source {
 
 describe("§5.2 each allowance, alone, stops a grant at its limit and marks it partial", () => {
   const objectSize = () => Math.max(...objects.map((o) => o.size));
-  const cases: { limit: Exclude<LimitName, "maxGrants">; value: () => number; stat: "records" | "decodedBytes" | "downloadedBytes" | "getRequests" | "listRequests"; exact: boolean }[] = [
+  const cases: {
+    limit: Exclude<LimitName, "maxGrants">;
+    value: () => number;
+    stat: "records" | "decodedBytes" | "downloadedBytes" | "getRequests" | "listRequests";
+    exact: boolean;
+  }[] = [
     { limit: "records", value: () => 25, stat: "records", exact: true },
     { limit: "decodedBytes", value: () => 4_000, stat: "decodedBytes", exact: false },
-    { limit: "downloadBytes", value: () => Math.floor(objectSize() * 2.5), stat: "downloadedBytes", exact: false },
+    {
+      limit: "downloadBytes",
+      value: () => Math.floor(objectSize() * 2.5),
+      stat: "downloadedBytes",
+      exact: false,
+    },
     { limit: "getAttempts", value: () => 3, stat: "getRequests", exact: true },
     { limit: "listAttempts", value: () => 2, stat: "listRequests", exact: true },
   ];
@@ -51,7 +64,9 @@ describe("§5.2 each allowance, alone, stops a grant at its limit and marks it p
     it(`§5.2 ${c.limit} alone stops the grant (partial, stoppedBy ${c.limit}, never over the allowance)`, async () => {
       proxy.reset();
       const limit = c.value();
-      const r = await source().query({ ...RANGE, limits: { [c.limit]: limit } as Partial<GrantLimits> }).load();
+      const r = await source()
+        .query({ ...RANGE, limits: { [c.limit]: limit } as Partial<GrantLimits> })
+        .load();
       expect(r).toMatchObject({ partial: true, complete: false });
       expect(r.stats.stoppedBy).toBe(c.limit);
       expect(r.stats[c.stat]).toBeLessThanOrEqual(limit);
@@ -98,14 +113,18 @@ describe("§5.2 retries count against the LIST and GET allowances", () => {
   it("§5.2 retries that exhaust the allowance stop the grant: partial, stoppedBy the attempts, the last error reported", async () => {
     proxy.reset();
     proxy.addFault({ kind: "list", fault: "slowdown", times: 10 });
-    const r = await source().query({ ...RANGE, limits: { listAttempts: 3 } }).load();
+    const r = await source()
+      .query({ ...RANGE, limits: { listAttempts: 3 } })
+      .load();
     expect(r).toMatchObject({ partial: true, records: [] });
     expect(r.stats).toMatchObject({ listRequests: 3, stoppedBy: "listAttempts" });
     expect(r.lastError).toMatch(/SlowDown/);
 
     proxy.reset();
     proxy.addFault({ kind: "get", fault: "internal", times: 10 });
-    const g = await source().query({ ...RANGE, limits: { getAttempts: 4 } }).load();
+    const g = await source()
+      .query({ ...RANGE, limits: { getAttempts: 4 } })
+      .load();
     expect(g.stats).toMatchObject({ getRequests: 4, stoppedBy: "getAttempts", partial: true });
     expect(g.records).toHaveLength(0);
     expect(g.lastError).toMatch(/InternalError/);
@@ -114,11 +133,20 @@ describe("§5.2 retries count against the LIST and GET allowances", () => {
   it("§5.2 a permanent error (wrong secret) fails the load with a specific message and a doctor hint, without the secret", async () => {
     const m = minio();
     const bad = new S3Store({
-      bucket: m.bucket, region: m.region, endpoint: proxy.url, forcePathStyle: true,
+      bucket: m.bucket,
+      region: m.region,
+      endpoint: proxy.url,
+      forcePathStyle: true,
       credentials: { accessKeyId: m.accessKeyId, secretAccessKey: "not-the-secret-123" },
     });
     const s = createSource(bad, { prefix });
-    const err = (await s.query(RANGE).load().then(() => new Error("loaded"), (e: unknown) => e)) as Error & { hint?: string; code?: string };
+    const err = (await s
+      .query(RANGE)
+      .load()
+      .then(
+        () => new Error("loaded"),
+        (e: unknown) => e,
+      )) as Error & { hint?: string; code?: string };
     bad.close();
     expect(err).toMatchObject({ code: "storage" });
     expect(err.message).toMatch(/access denied/);

@@ -25,8 +25,12 @@ beforeAll(async () => {
   proxy = await startCountingProxy(minio().endpoint);
   const m = minio();
   store = new S3Store({
-    bucket: m.bucket, region: m.region, endpoint: proxy.url, forcePathStyle: true,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey }, requestTimeoutMs: 60_000,
+    bucket: m.bucket,
+    region: m.region,
+    endpoint: proxy.url,
+    forcePathStyle: true,
+    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+    requestTimeoutMs: 60_000,
   });
 });
 afterAll(async () => {
@@ -43,7 +47,11 @@ function source(prefix: string): Source {
 
 /** Lines of ~120 bytes whose JSON compresses extremely well. */
 function bigLines(bytes: number, t: number): string[] {
-  const line = JSON.stringify({ timestamp: new Date(t).toISOString(), level: "info", message: "x".repeat(60) });
+  const line = JSON.stringify({
+    timestamp: new Date(t).toISOString(),
+    level: "info",
+    message: "x".repeat(60),
+  });
   return Array.from({ length: Math.ceil(bytes / (line.length + 1)) }, () => line);
 }
 
@@ -55,12 +63,25 @@ describe("§5.2 per-object caps: 25 MiB compressed, 25 MiB decoded", () => {
     const body = gzipSync(randomBytes(25 * MiB + 64 * 1024), { level: constants.Z_NO_COMPRESSION });
     expect(body.length).toBeGreaterThan(25 * MiB);
     const key = v1Key(prefix, BASE + 10, BASE + 20);
-    await putRaw(store, key, body, { minMs: BASE + 10, maxMs: BASE + 20, records: 1, decodedBytes: body.length });
+    await putRaw(store, key, body, {
+      minMs: BASE + 10,
+      maxMs: BASE + 20,
+      records: 1,
+      decodedBytes: body.length,
+    });
     proxy.reset();
-    const r = await source(prefix).query({ from: BASE, to: BASE + H }).load();
+    const r = await source(prefix)
+      .query({ from: BASE, to: BASE + H })
+      .load();
     expect(r.complete).toBe(true);
     expect(r.records).toHaveLength(30);
-    expect(r.skipped).toEqual([expect.objectContaining({ key, reason: "too-large", detail: expect.stringMatching(/per-object cap/) })]);
+    expect(r.skipped).toEqual([
+      expect.objectContaining({
+        key,
+        reason: "too-large",
+        detail: expect.stringMatching(/per-object cap/),
+      }),
+    ]);
     expect(r.stats.objectsSkipped).toBe(1);
     expect(proxy.getKeys(minio().bucket)).not.toContain(key);
     expect(proxy.count("get")).toBe(ok.length);
@@ -74,14 +95,27 @@ describe("§5.2 per-object caps: 25 MiB compressed, 25 MiB decoded", () => {
     expect(honest.size).toBeLessThan(MiB);
     const raw = Buffer.from(lines.join("\n") + "\n");
     const lyingKey = v1Key(prefix, BASE + 1000, BASE + 1000);
-    await putRaw(store, lyingKey, gzipSync(raw), { minMs: BASE + 1000, maxMs: BASE + 1000, records: 3, decodedBytes: 300 });
-    const session = source(prefix).query({ from: BASE, to: BASE + H, limits: { records: 1_000_000 } });
+    await putRaw(store, lyingKey, gzipSync(raw), {
+      minMs: BASE + 1000,
+      maxMs: BASE + 1000,
+      records: 3,
+      decodedBytes: 300,
+    });
+    const session = source(prefix).query({
+      from: BASE,
+      to: BASE + H,
+      limits: { records: 1_000_000 },
+    });
     const results = [await session.load()];
     while (!results[results.length - 1]!.complete) results.push(await session.more());
     const records = results.flatMap((r) => r.records);
     expect(records).toHaveLength(20);
     expect(records.every((x) => typeof x.seq === "number")).toBe(true); // nothing of the oversized objects leaked
-    const big = results.flatMap((r) => r.skipped).filter((s) => s.reason === "too-large").map((s) => s.key).sort();
+    const big = results
+      .flatMap((r) => r.skipped)
+      .filter((s) => s.reason === "too-large")
+      .map((s) => s.key)
+      .sort();
     expect(big).toEqual([honest.key, lyingKey].sort());
     for (const r of results.slice(0, -1)) expect(r.stats.stoppedBy).toBe("decodedBytes");
     expect(results[0]!.stats.decodedBytes).toBeLessThanOrEqual(25 * MiB);
@@ -94,16 +128,45 @@ describe("§8 corrupt and foreign objects are reported, never fatal", () => {
     const good = await writeV1(store, prefix, spreadRecords(BASE, BASE + H, 40), 10);
     const t = BASE + 30 * 60_000;
     const corruptKey = v1Key(prefix, t, t + 1);
-    await putRaw(store, corruptKey, randomBytes(2048), { minMs: t, maxMs: t + 1, records: 5, decodedBytes: 500 });
-    const fullLines = spreadRecords(t, t + 60_000, 50).map((r) => JSON.stringify({ ...r, seq: 1000 + (r.seq as number) }));
+    await putRaw(store, corruptKey, randomBytes(2048), {
+      minMs: t,
+      maxMs: t + 1,
+      records: 5,
+      decodedBytes: 500,
+    });
+    const fullLines = spreadRecords(t, t + 60_000, 50).map((r) =>
+      JSON.stringify({ ...r, seq: 1000 + (r.seq as number) }),
+    );
     const gz = gzipSync(Buffer.from(fullLines.join("\n") + "\n"));
     const truncKey = v1Key(prefix, t, t + 60_000);
-    await putRaw(store, truncKey, gz.subarray(0, Math.floor(gz.length * 0.6)), { minMs: t, maxMs: t + 60_000, records: 50, decodedBytes: 9999 });
-    const mixed = await putBatch(store, prefix, [JSON.stringify({ timestamp: new Date(t).toISOString(), level: "info", message: "ok", seq: 5000 }), "not json {", "[1,2]", '{"no":"timestamp"}'], { minMs: t, maxMs: t });
+    await putRaw(store, truncKey, gz.subarray(0, Math.floor(gz.length * 0.6)), {
+      minMs: t,
+      maxMs: t + 60_000,
+      records: 50,
+      decodedBytes: 9999,
+    });
+    const mixed = await putBatch(
+      store,
+      prefix,
+      [
+        JSON.stringify({
+          timestamp: new Date(t).toISOString(),
+          level: "info",
+          message: "ok",
+          seq: 5000,
+        }),
+        "not json {",
+        "[1,2]",
+        '{"no":"timestamp"}',
+      ],
+      { minMs: t, maxMs: t },
+    );
     await store.put(`${prefix}/v1/2026/07/01/12/README.txt`, "hello");
     await store.put(`${prefix}/v1/2026/07/01/12/9999-not-a-batch.ndjson.gz`, "x");
 
-    const r = await source(prefix).query({ from: BASE, to: BASE + H }).load();
+    const r = await source(prefix)
+      .query({ from: BASE, to: BASE + H })
+      .load();
     expect(r.complete).toBe(true);
     const reasons = Object.fromEntries(r.skipped.map((s) => [s.key, s.reason]));
     expect(reasons[corruptKey]).toBe("corrupt-gzip");
@@ -129,7 +192,14 @@ describe("§8 corrupt and foreign objects are reported, never fatal", () => {
     expect(first.stats.stoppedBy).toBe("getAttempts");
     const pending = first.cursor!.key!;
     expect(objs.map((o) => o.key)).toContain(pending);
-    await store.put(pending, gzipSync(Buffer.from('{"timestamp":"2026-07-01T12:00:00.000Z","level":"info","message":"replaced"}\n')));
+    await store.put(
+      pending,
+      gzipSync(
+        Buffer.from(
+          '{"timestamp":"2026-07-01T12:00:00.000Z","level":"info","message":"replaced"}\n',
+        ),
+      ),
+    );
     const second = await session.more();
     expect(second.skipped).toEqual([expect.objectContaining({ key: pending, reason: "changed" })]);
     expect(second.records).toHaveLength(0);

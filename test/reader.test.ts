@@ -6,7 +6,7 @@ import { S3Store } from "../src/store/s3-store.js";
 import { isStowageError } from "../src/shared/errors.js";
 import { minio, uniquePrefix } from "./support/minio.js";
 import { startCountingProxy, type CountingProxy } from "./support/counting-proxy.js";
-import { spreadRecords, writeV1, type FixtureRecord } from "./reader-fixtures.js";
+import { spreadRecords, writeV1 } from "./reader-fixtures.js";
 
 const H = 3_600_000;
 const BASE = Date.UTC(2026, 2, 2, 0, 0); // 2026-03-02T00:00Z
@@ -18,7 +18,10 @@ beforeAll(async () => {
   proxy = await startCountingProxy(minio().endpoint);
   const m = minio();
   store = new S3Store({
-    bucket: m.bucket, region: m.region, endpoint: proxy.url, forcePathStyle: true,
+    bucket: m.bucket,
+    region: m.region,
+    endpoint: proxy.url,
+    forcePathStyle: true,
     credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
   });
 });
@@ -34,14 +37,13 @@ function source(prefix: string, extra: Parameters<typeof createSource>[1] = {}):
   return s;
 }
 
-/** Expected order: hour newest first, object newest first (max desc), line order. */
-function expectedSeqs(objects: { records: FixtureRecord[] }[], fromMs: number, toMs: number): number[] {
-  return objects.flatMap((o) => o.records).filter((r) => Date.parse(r.timestamp) >= fromMs && Date.parse(r.timestamp) < toMs).map((r) => r.seq as number);
-}
-
-async function drain(session: { load(): Promise<LoadResult>; more(): Promise<LoadResult> }): Promise<{ seqs: number[]; results: LoadResult[] }> {
+async function drain(session: {
+  load(): Promise<LoadResult>;
+  more(): Promise<LoadResult>;
+}): Promise<{ seqs: number[]; results: LoadResult[] }> {
   const results = [await session.load()];
-  while (!results[results.length - 1]!.complete && results.length < 500) results.push(await session.more());
+  while (!results[results.length - 1]!.complete && results.length < 500)
+    results.push(await session.more());
   return { seqs: results.flatMap((r) => r.records.map((x) => x.seq as number)), results };
 }
 
@@ -65,27 +67,44 @@ describe("§5.2 what is listed and downloaded", () => {
     const result = await source(prefix).query({ from, to }).load();
     expect(proxy.listPrefixes()[0]).toBe(hours[0]);
     expect([...proxy.listPrefixes()].sort()).toEqual([...hours].sort());
-    for (const r of proxy.requests) expect(r.path.startsWith(`/${minio().bucket}/${prefix}/`) || r.kind === "list").toBe(true);
+    for (const r of proxy.requests)
+      expect(r.path.startsWith(`/${minio().bucket}/${prefix}/`) || r.kind === "list").toBe(true);
     const wanted = written.filter((o) => o.maxMs >= from && o.minMs < to).map((o) => o.key);
     expect(proxy.getKeys(minio().bucket).sort()).toEqual([...wanted].sort());
     expect(wanted.length).toBeLessThan(written.length);
     expect(result.stats.objectsPruned).toBeGreaterThan(0);
 
-    const inRange = records.filter((r) => Date.parse(r.timestamp) >= from && Date.parse(r.timestamp) < to);
-    expect(result.records.map((r) => r.seq).sort((a, b) => Number(a) - Number(b))).toEqual(inRange.map((r) => r.seq));
+    const inRange = records.filter(
+      (r) => Date.parse(r.timestamp) >= from && Date.parse(r.timestamp) < to,
+    );
+    expect(result.records.map((r) => r.seq).sort((a, b) => Number(a) - Number(b))).toEqual(
+      inRange.map((r) => r.seq),
+    );
     // newest object first: the first record returned belongs to the newest object in the range
     const times = result.records.map((r) => Date.parse(r.timestamp));
     expect(times[0]).toBeGreaterThan(times[times.length - 1]!);
     expect(result).toMatchObject({ complete: true, partial: false, cursor: null });
-    expect(result.stats).toMatchObject({ listRequests: 4, getRequests: wanted.length, grantsUsed: 1, complete: true, stoppedBy: null });
-    expect(proxy.requests.filter((r) => r.kind === "get").every((r) => typeof r.headers["if-match"] === "string" && r.headers["if-match"] !== "")).toBe(true);
+    expect(result.stats).toMatchObject({
+      listRequests: 4,
+      getRequests: wanted.length,
+      grantsUsed: 1,
+      complete: true,
+      stoppedBy: null,
+    });
+    expect(
+      proxy.requests
+        .filter((r) => r.kind === "get")
+        .every((r) => typeof r.headers["if-match"] === "string" && r.headers["if-match"] !== ""),
+    ).toBe(true);
   });
 
   it("§5.2 opening a source and creating a query make no request; ranges over 7 days or empty are refused", async () => {
     proxy.reset();
     const m = minio();
     const s = openSource(`s3://${m.bucket}/${uniquePrefix("open")}`, {
-      endpoint: proxy.url, forcePathStyle: true, region: m.region,
+      endpoint: proxy.url,
+      forcePathStyle: true,
+      region: m.region,
       credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
     });
     sources.push(s);
@@ -104,7 +123,9 @@ describe("§5.2 what is listed and downloaded", () => {
     expect(String((tooLong as Error).message)).toMatch(/at most 7 days/);
     expect(() => s.query({ from: BASE + H, to: BASE + H })).toThrow(/must be before/);
     expect(() => s.query({ from: "yesterday", to: BASE })).toThrow(/not a valid time/);
-    expect(() => s.query({ from: BASE, to: BASE + H, limits: { records: 0 } })).toThrow(/positive integer/);
+    expect(() => s.query({ from: BASE, to: BASE + H, limits: { records: 0 } })).toThrow(
+      /positive integer/,
+    );
     expect(proxy.requests).toHaveLength(0);
     expect((await q.load()).complete).toBe(true); // an empty prefix: one LIST, nothing found
     expect(proxy.count("list")).toBe(1);
@@ -113,7 +134,9 @@ describe("§5.2 what is listed and downloaded", () => {
   it("§5.2 an exact 7-day range is accepted and lists 168 hours", async () => {
     const prefix = uniquePrefix("week");
     proxy.reset();
-    const r = await source(prefix).query({ from: BASE, to: BASE + 7 * 24 * H, limits: { listAttempts: 200 } }).load();
+    const r = await source(prefix)
+      .query({ from: BASE, to: BASE + 7 * 24 * H, limits: { listAttempts: 200 } })
+      .load();
     expect(r.complete).toBe(true);
     expect(proxy.count("list")).toBe(168);
     expect(new Set(proxy.listPrefixes()).size).toBe(168);
@@ -123,11 +146,24 @@ describe("§5.2 what is listed and downloaded", () => {
 describe("§5.3 load() then more() until complete", () => {
   const cases = [
     { name: "records cut mid-object, cache on", limits: { records: 37 }, cacheBytes: undefined },
-    { name: "records cut mid-object, cache off (resume re-reads and skips lines)", limits: { records: 37 }, cacheBytes: 0 },
-    { name: "decoded bytes cut at an object (its lines wait for the next grant), cache off", limits: { decodedBytes: 2_600 }, cacheBytes: 0 },
+    {
+      name: "records cut mid-object, cache off (resume re-reads and skips lines)",
+      limits: { records: 37 },
+      cacheBytes: 0,
+    },
+    {
+      name: "decoded bytes cut at an object (its lines wait for the next grant), cache off",
+      limits: { decodedBytes: 2_600 },
+      cacheBytes: 0,
+    },
     { name: "one GET per grant", limits: { getAttempts: 1 }, cacheBytes: undefined },
     { name: "one LIST per grant", limits: { listAttempts: 1 }, cacheBytes: undefined },
-    { name: "records cut, one request at a time (nothing sent ahead)", limits: { records: 37 }, cacheBytes: 0, concurrency: 1 },
+    {
+      name: "records cut, one request at a time (nothing sent ahead)",
+      limits: { records: 37 },
+      cacheBytes: 0,
+      concurrency: 1,
+    },
   ];
   let prefix: string;
   let all: number[];
@@ -135,7 +171,9 @@ describe("§5.3 load() then more() until complete", () => {
     prefix = uniquePrefix("drain");
     const records = spreadRecords(BASE, BASE + 3 * H, 120);
     await writeV1(store, prefix, records, 9);
-    const full = await source(prefix).query({ from: BASE, to: BASE + 3 * H }).load();
+    const full = await source(prefix)
+      .query({ from: BASE, to: BASE + 3 * H })
+      .load();
     all = full.records.map((r) => r.seq as number);
     expect(all).toHaveLength(120);
     expect(new Set(all).size).toBe(120);
@@ -143,8 +181,13 @@ describe("§5.3 load() then more() until complete", () => {
 
   for (const c of cases) {
     it(`§5.3 every record exactly once, in the same stable order: ${c.name}`, async () => {
-      const s = source(prefix, { ...(c.cacheBytes === undefined ? {} : { cacheBytes: c.cacheBytes }), ...("concurrency" in c ? { concurrency: c.concurrency } : {}) });
-      const { seqs, results } = await drain(s.query({ from: BASE, to: BASE + 3 * H, limits: { ...c.limits, maxGrants: 1000 } }));
+      const s = source(prefix, {
+        ...(c.cacheBytes === undefined ? {} : { cacheBytes: c.cacheBytes }),
+        ...("concurrency" in c ? { concurrency: c.concurrency } : {}),
+      });
+      const { seqs, results } = await drain(
+        s.query({ from: BASE, to: BASE + 3 * H, limits: { ...c.limits, maxGrants: 1000 } }),
+      );
       expect(seqs).toEqual(all);
       expect(results.length).toBeGreaterThan(2);
       for (const r of results.slice(0, -1)) {
@@ -158,7 +201,11 @@ describe("§5.3 load() then more() until complete", () => {
 
   it("§5.2 maxGrants reached: partial, and more() then returns nothing and makes no request", async () => {
     const s = source(prefix);
-    const session = s.query({ from: BASE, to: BASE + 3 * H, limits: { records: 20, maxGrants: 3 } });
+    const session = s.query({
+      from: BASE,
+      to: BASE + 3 * H,
+      limits: { records: 20, maxGrants: 3 },
+    });
     const got: number[] = [];
     let last = await session.load();
     got.push(...last.records.map((r) => r.seq as number));
@@ -189,7 +236,12 @@ describe("§5.3 load() then more() until complete", () => {
     proxy.reset();
     const second = await s.query({ from: BASE, to: BASE + 3 * H }).load();
     expect(proxy.count("get")).toBe(0);
-    expect(second.stats).toMatchObject({ getRequests: 0, downloadedBytes: 0, decodedBytes: 0, objectsCached: first.stats.objectsRead });
+    expect(second.stats).toMatchObject({
+      getRequests: 0,
+      downloadedBytes: 0,
+      decodedBytes: 0,
+      objectsCached: first.stats.objectsRead,
+    });
     expect(second.records.map((r) => r.seq)).toEqual(first.records.map((r) => r.seq));
   });
 });

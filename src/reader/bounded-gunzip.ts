@@ -45,20 +45,33 @@ const NEWLINE = 0x0a;
  * @example
  * const outcome = await gunzipLines(res.body, { maxCompressedBytes, maxDecodedBytes, onLine: (l) => (lines.push(l), true) });
  */
-export async function gunzipLines(body: Readable, options: GunzipLinesOptions): Promise<GunzipOutcome> {
+export async function gunzipLines(
+  body: Readable,
+  options: GunzipLinesOptions,
+): Promise<GunzipOutcome> {
   // A body sent ahead may have failed while it waited: piping a destroyed stream would never end.
   if (body.errored) throw body.errored;
-  if (body.destroyed) throw Object.assign(new Error("the response body closed before it was read"), { code: "ECONNRESET" });
+  if (body.destroyed)
+    throw Object.assign(new Error("the response body closed before it was read"), {
+      code: "ECONNRESET",
+    });
   let compressed = 0;
   const idleMs = options.idleTimeoutMs ?? 10_000;
-  const idle = setTimeout(() => body.destroy(Object.assign(new Error(`no body bytes for ${idleMs} ms`), { code: "ETIMEDOUT" })), idleMs);
+  const idle = setTimeout(
+    () =>
+      body.destroy(
+        Object.assign(new Error(`no body bytes for ${idleMs} ms`), { code: "ETIMEDOUT" }),
+      ),
+    idleMs,
+  );
   idle.unref?.();
   const counter = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       idle.refresh();
       compressed += chunk.length;
       options.onCompressed?.(chunk.length);
-      if (compressed > options.maxCompressedBytes) cb(new CapExceeded("compressed", options.maxCompressedBytes));
+      if (compressed > options.maxCompressedBytes)
+        cb(new CapExceeded("compressed", options.maxCompressedBytes));
       else cb(null, chunk);
     },
   });
@@ -74,7 +87,8 @@ export async function gunzipLines(body: Readable, options: GunzipLinesOptions): 
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
       decoded += chunk.length;
-      if (decoded > options.maxDecodedBytes) return { kind: "too-large", which: "decoded", limit: options.maxDecodedBytes };
+      if (decoded > options.maxDecodedBytes)
+        return { kind: "too-large", which: "decoded", limit: options.maxDecodedBytes };
       let start = 0;
       for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
         const bytes = partialBytes + (nl - start) + 1;
@@ -102,7 +116,8 @@ export async function gunzipLines(body: Readable, options: GunzipLinesOptions): 
     }
     return { kind: "end" };
   } catch (err) {
-    if (err instanceof CapExceeded) return { kind: "too-large", which: err.which, limit: err.limit };
+    if (err instanceof CapExceeded)
+      return { kind: "too-large", which: err.which, limit: err.limit };
     const code = (err as NodeJS.ErrnoException).code ?? "";
     if (code === "Z_BUF_ERROR") return { kind: "truncated", message: (err as Error).message };
     if (code.startsWith("Z_") || code === "ERR_ZLIB_INITIALIZATION_FAILED") {

@@ -24,12 +24,21 @@ export interface AheadGet {
  * Sends a GET for `target` if the grant can pay for it; null otherwise.
  * @example target.ahead = startAhead(store, target, grant, signal) ?? undefined;
  */
-export function startAhead(store: ObjectStore, target: ObjectTarget, grant: Grant, signal: AbortSignal | undefined): AheadGet | null {
-  if (target.size > OBJECT_MAX_COMPRESSED_BYTES || target.size > grant.limits.downloadBytes) return null;
+export function startAhead(
+  store: ObjectStore,
+  target: ObjectTarget,
+  grant: Grant,
+  signal: AbortSignal | undefined,
+): AheadGet | null {
+  if (target.size > OBJECT_MAX_COMPRESSED_BYTES || target.size > grant.limits.downloadBytes)
+    return null;
   if (!grant.has("getAttempts") || !grant.reserve(target.size)) return null;
   grant.take("getAttempts");
   const settled = store
-    .get(target.key, { ...(target.etag ? { ifMatch: target.etag } : {}), ...(signal ? { signal } : {}) })
+    .get(target.key, {
+      ...(target.etag ? { ifMatch: target.etag } : {}),
+      ...(signal ? { signal } : {}),
+    })
     .then(
       (res) => {
         // The body may fail while it waits (socket closed); the decoder meets that as `errored`.

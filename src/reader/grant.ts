@@ -14,7 +14,11 @@ import type { GrantLimits, LimitName, ReadStats } from "./types.js";
 export type Allowance = Exclude<LimitName, "maxGrants">;
 
 /** Cumulative stats plus the reader's optional extras (all counters start at 0). */
-export type SessionStats = ReadStats & { objectsPruned: number; retries: number; recordsReturned: number };
+export type SessionStats = ReadStats & {
+  objectsPruned: number;
+  retries: number;
+  recordsReturned: number;
+};
 
 export function emptyStats(maxGrants: number): SessionStats {
   return {
@@ -37,7 +41,10 @@ export function emptyStats(maxGrants: number): SessionStats {
   };
 }
 
-const STAT_OF: Record<Allowance, "listRequests" | "getRequests" | "downloadedBytes" | "records" | "decodedBytes"> = {
+const STAT_OF: Record<
+  Allowance,
+  "listRequests" | "getRequests" | "downloadedBytes" | "records" | "decodedBytes"
+> = {
   listAttempts: "listRequests",
   getAttempts: "getRequests",
   downloadBytes: "downloadedBytes",

@@ -56,7 +56,12 @@ export class HourWalk {
     private readonly range: TimeRange,
     private readonly listPageSize: number,
   ) {
-    this.hours = hoursNewestFirst.map((hourMs) => ({ hourMs, prefix: hourPrefix(prefix, hourMs), queue: [], listed: false }));
+    this.hours = hoursNewestFirst.map((hourMs) => ({
+      hourMs,
+      prefix: hourPrefix(prefix, hourMs),
+      queue: [],
+      listed: false,
+    }));
   }
 
   /** The hour being read, or null when the walk is over. */
@@ -113,7 +118,8 @@ export class HourWalk {
         break;
       } catch (err) {
         const c = classifyError(err);
-        if (!isRetryable(c)) throw storageFailure(err, `LIST ${hour.prefix}`, env.store.description);
+        if (!isRetryable(c))
+          throw storageFailure(err, `LIST ${hour.prefix}`, env.store.description);
         env.onRetry(describeRetry(c, `LIST ${hour.prefix}`));
         await sleep(backoffMs(attempt, env.retryBackoffMs, c.kind === "throttled"), env.signal);
       }
@@ -122,13 +128,18 @@ export class HourWalk {
     for (const e of entries) {
       const k = parseObjectKey(e.key, this.prefix);
       if (!k || k.hourMs !== hour.hourMs) {
-        env.onSkipped({ key: e.key, reason: "foreign-format", detail: "not a format-v1 log object key; ignored" });
+        env.onSkipped({
+          key: e.key,
+          reason: "foreign-format",
+          detail: "not a format-v1 log object key; ignored",
+        });
         env.stats.objectsSkipped++;
         continue;
       }
       lastMax = k.maxMs;
       if (k.maxMs < this.range.fromMs || k.minMs >= this.range.toMs) env.stats.objectsPruned++;
-      else hour.queue.push({ key: e.key, etag: e.etag, size: e.size, minMs: k.minMs, maxMs: k.maxMs });
+      else
+        hour.queue.push({ key: e.key, etag: e.etag, size: e.size, minMs: k.minMs, maxMs: k.maxMs });
     }
     hour.startAfter = entries[entries.length - 1]?.key ?? hour.startAfter ?? "";
     // Keys sort by reverse-max-ms: once a key's max is before `from`, every later key's is too.

@@ -42,11 +42,17 @@ export function resolveLimits(overrides: Partial<GrantLimits> | undefined): Gran
   const out: GrantLimits = { ...DEFAULT_LIMITS };
   for (const [name, value] of Object.entries(overrides ?? {})) {
     if (!(LIMIT_NAMES as readonly string[]).includes(name)) {
-      throw new StowageError("usage", `unknown reader limit "${name}"; use one of ${LIMIT_NAMES.join(", ")}`);
+      throw new StowageError(
+        "usage",
+        `unknown reader limit "${name}"; use one of ${LIMIT_NAMES.join(", ")}`,
+      );
     }
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-      throw new StowageError("usage", `reader limit ${name} must be a positive integer, got ${JSON.stringify(value)}`);
+      throw new StowageError(
+        "usage",
+        `reader limit ${name} must be a positive integer, got ${JSON.stringify(value)}`,
+      );
     }
     out[name as LimitName] = value;
   }

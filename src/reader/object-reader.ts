@@ -58,7 +58,12 @@ const skip = (key: string, reason: SkippedObject["reason"], detail: string): Obj
 /**
  * @example const out = await readObject(ctx, { key, etag, size }, cursorLine);
  */
-export async function readObject(ctx: ReadContext, target: ObjectTarget, startLine: number, ahead?: AheadGet): Promise<ObjectOutcome> {
+export async function readObject(
+  ctx: ReadContext,
+  target: ObjectTarget,
+  startLine: number,
+  ahead?: AheadGet,
+): Promise<ObjectOutcome> {
   const { grant } = ctx;
   const hit = ctx.cache.get(target.key, target.etag);
   if (hit && ahead) await dropAhead(ahead, grant);
@@ -68,27 +73,43 @@ export async function readObject(ctx: ReadContext, target: ObjectTarget, startLi
     return takeRecords(grant, hit.lines, startLine, hit.problem, true);
   }
   if (target.size > OBJECT_MAX_COMPRESSED_BYTES) {
-    return skip(target.key, "too-large", `${mib(target.size)} compressed is over the ${mib(OBJECT_MAX_COMPRESSED_BYTES)} per-object cap`);
+    return skip(
+      target.key,
+      "too-large",
+      `${mib(target.size)} compressed is over the ${mib(OBJECT_MAX_COMPRESSED_BYTES)} per-object cap`,
+    );
   }
   if (target.size > grant.limits.downloadBytes) {
-    return skip(target.key, "too-large", `${mib(target.size)} compressed is over the grant's download allowance of ${mib(grant.limits.downloadBytes)}; raise limits.downloadBytes`);
+    return skip(
+      target.key,
+      "too-large",
+      `${mib(target.size)} compressed is over the grant's download allowance of ${mib(grant.limits.downloadBytes)}; raise limits.downloadBytes`,
+    );
   }
   for (let attempt = 1; ; attempt++) {
     const sent = attempt === 1 && ahead ? ahead.settled : undefined; // already charged when it was sent
     if (!sent) {
-      if (!grant.has("downloadBytes", target.size)) return { lines: [], next: startLine, by: "downloadBytes" };
+      if (!grant.has("downloadBytes", target.size))
+        return { lines: [], next: startLine, by: "downloadBytes" };
       if (!grant.take("getAttempts")) return { lines: [], next: startLine, by: "getAttempts" };
     }
     if (attempt > 1) grant.stats.retries++;
     try {
-      const res = sent ? unwrap(await sent) : await ctx.store.get(target.key, getOptions(ctx, target));
+      const res = sent
+        ? unwrap(await sent)
+        : await ctx.store.get(target.key, getOptions(ctx, target));
       return await decodeObject(ctx, target, startLine, res);
     } catch (err) {
       if (isStowageError(err, "aborted")) throw err;
       if (isStowageError(err, "precondition")) {
-        return skip(target.key, "changed", `the object changed after it was listed (ETag ${target.etag} no longer matches); load again`);
+        return skip(
+          target.key,
+          "changed",
+          `the object changed after it was listed (ETag ${target.etag} no longer matches); load again`,
+        );
       }
-      if (isStowageError(err, "not-found")) return skip(target.key, "error", "the object was deleted after it was listed");
+      if (isStowageError(err, "not-found"))
+        return skip(target.key, "error", "the object was deleted after it was listed");
       const c = classifyError(err);
       if (!isRetryable(c)) throw storageFailure(err, `GET ${target.key}`, ctx.store.description);
       ctx.onRetry(describeRetry(c, `GET ${target.key}`));
@@ -108,16 +129,32 @@ function unwrap(out: { res: GetResult } | { err: unknown }): GetResult {
 }
 
 /** One GET response: metadata checks, then the streamed decode. Network failures throw (retried by the caller). */
-async function decodeObject(ctx: ReadContext, target: ObjectTarget, startLine: number, res: GetResult): Promise<ObjectOutcome> {
+async function decodeObject(
+  ctx: ReadContext,
+  target: ObjectTarget,
+  startLine: number,
+  res: GetResult,
+): Promise<ObjectOutcome> {
   const { grant } = ctx;
   const format = res.metadata[META.format];
   const declared = Number(res.metadata[META.decodedBytes]);
-  if ((format !== undefined && format !== FORMAT_VERSION_VALUE) || declared > OBJECT_MAX_DECODED_BYTES) {
+  if (
+    (format !== undefined && format !== FORMAT_VERSION_VALUE) ||
+    declared > OBJECT_MAX_DECODED_BYTES
+  ) {
     res.body.on("error", () => {});
     res.body.destroy();
     return format !== undefined && format !== FORMAT_VERSION_VALUE
-      ? skip(target.key, "foreign-format", `metadata ${META.format}=${format.slice(0, 20)}; only format 1 is read`)
-      : skip(target.key, "too-large", `${mib(declared)} decoded (from its metadata) is over the ${mib(OBJECT_MAX_DECODED_BYTES)} per-object cap`);
+      ? skip(
+          target.key,
+          "foreign-format",
+          `metadata ${META.format}=${format.slice(0, 20)}; only format 1 is read`,
+        )
+      : skip(
+          target.key,
+          "too-large",
+          `${mib(declared)} decoded (from its metadata) is over the ${mib(OBJECT_MAX_DECODED_BYTES)} per-object cap`,
+        );
   }
 
   const lines: string[] = [];
@@ -138,7 +175,11 @@ async function decodeObject(ctx: ReadContext, target: ObjectTarget, startLine: n
       grant.charge("decodedBytes", bytes);
       decoded += bytes;
       if (line.trim() === "") return true;
-      if (cutAt === null && lines.length >= startLine && lines.length - startLine >= grant.remaining("records")) {
+      if (
+        cutAt === null &&
+        lines.length >= startLine &&
+        lines.length - startLine >= grant.remaining("records")
+      ) {
         cutAt = lines.length;
         if (!tailForCache) return false; // keep reading only to fill the cache
       }
@@ -147,23 +188,43 @@ async function decodeObject(ctx: ReadContext, target: ObjectTarget, startLine: n
     },
   });
   grant.stats.objectsRead++;
-  const finished = outcome.kind === "end" || outcome.kind === "truncated" || outcome.kind === "corrupt-gzip";
+  const finished =
+    outcome.kind === "end" || outcome.kind === "truncated" || outcome.kind === "corrupt-gzip";
   const problem: SkippedObject | undefined =
     outcome.kind === "truncated" || outcome.kind === "corrupt-gzip"
-      ? { key: target.key, reason: outcome.kind, detail: `${outcome.message}; ${lines.length} complete lines recovered` }
+      ? {
+          key: target.key,
+          reason: outcome.kind,
+          detail: `${outcome.message}; ${lines.length} complete lines recovered`,
+        }
       : undefined;
   if (outcome.kind === "too-large") {
-    const limit = outcome.which === "compressed" ? OBJECT_MAX_COMPRESSED_BYTES : OBJECT_MAX_DECODED_BYTES;
-    if (outcome.which === "compressed" && outcome.limit < limit) return { lines: [], next: startLine, by: "downloadBytes" };
-    return skip(target.key, "too-large", `more than ${mib(limit)} ${outcome.which}, over the per-object cap; decoding stopped there`);
+    const limit =
+      outcome.which === "compressed" ? OBJECT_MAX_COMPRESSED_BYTES : OBJECT_MAX_DECODED_BYTES;
+    if (outcome.which === "compressed" && outcome.limit < limit)
+      return { lines: [], next: startLine, by: "downloadBytes" };
+    return skip(
+      target.key,
+      "too-large",
+      `more than ${mib(limit)} ${outcome.which}, over the per-object cap; decoding stopped there`,
+    );
   }
   if (outOfDecoded) {
     // Lines of an object are returned only once it decoded within the caps, so an
     // oversized object never leaks records; it is decoded again, whole, by the next grant.
     if (grant.progressed) return { lines: [], next: startLine, by: "decodedBytes" };
-    return skip(target.key, "too-large", `needs more than the grant's decoded allowance of ${mib(grant.limits.decodedBytes)}; raise limits.decodedBytes`);
+    return skip(
+      target.key,
+      "too-large",
+      `needs more than the grant's decoded allowance of ${mib(grant.limits.decodedBytes)}; raise limits.decodedBytes`,
+    );
   }
-  if (finished) ctx.cache.set(target.key, target.etag, { lines, decodedBytes: decoded, ...(problem ? { problem } : {}) });
+  if (finished)
+    ctx.cache.set(target.key, target.etag, {
+      lines,
+      decodedBytes: decoded,
+      ...(problem ? { problem } : {}),
+    });
   if (cutAt !== null) {
     const got = lines.slice(startLine, cutAt);
     chargeRecords(grant, got.length);
@@ -173,7 +234,13 @@ async function decodeObject(ctx: ReadContext, target: ObjectTarget, startLine: n
 }
 
 /** Returns lines from `startLine` up to the records allowance, charging them. */
-function takeRecords(grant: Grant, all: readonly string[], startLine: number, problem: SkippedObject | undefined, cached: boolean): ObjectOutcome {
+function takeRecords(
+  grant: Grant,
+  all: readonly string[],
+  startLine: number,
+  problem: SkippedObject | undefined,
+  cached: boolean,
+): ObjectOutcome {
   const room = grant.remaining("records");
   const rest = all.length - startLine;
   if (rest > room) {

@@ -16,7 +16,11 @@ export interface ParsedLines {
 /**
  * @example parseLines(['{"timestamp":"2026-01-01T00:00:00.000Z","level":"info","message":"hi"}'], range)
  */
-export function parseLines(lines: readonly string[], range: TimeRange, filter?: (r: LogRecordLike) => boolean): ParsedLines {
+export function parseLines(
+  lines: readonly string[],
+  range: TimeRange,
+  filter?: (r: LogRecordLike) => boolean,
+): ParsedLines {
   const out: ParsedLines = { records: [], bad: 0, outside: 0 };
   for (const line of lines) {
     let value: unknown;

@@ -31,15 +31,35 @@ export function storageFailure(err: unknown, what: string, where: string): Stowa
   const base = `${what} on ${where} failed`;
   switch (c.category) {
     case "auth":
-      return new StowageError("storage", `${base}: access denied (${c.code}); the credentials are missing, wrong, expired, or not allowed to list/read this prefix`, { cause: err, hint: DOCTOR });
+      return new StowageError(
+        "storage",
+        `${base}: access denied (${c.code}); the credentials are missing, wrong, expired, or not allowed to list/read this prefix`,
+        { cause: err, hint: DOCTOR },
+      );
     case "bucket-not-found":
-      return new StowageError("storage", `${base}: the bucket does not exist (${c.code}); check the bucket name in the source URL`, { cause: err, hint: DOCTOR });
+      return new StowageError(
+        "storage",
+        `${base}: the bucket does not exist (${c.code}); check the bucket name in the source URL`,
+        { cause: err, hint: DOCTOR },
+      );
     case "wrong-region":
-      return new StowageError("storage", `${base}: the bucket is in another region${c.region ? ` (${c.region}); pass --region ${c.region}` : "; pass its --region"}`, { cause: err, hint: DOCTOR });
+      return new StowageError(
+        "storage",
+        `${base}: the bucket is in another region${c.region ? ` (${c.region}); pass --region ${c.region}` : "; pass its --region"}`,
+        { cause: err, hint: DOCTOR },
+      );
     case "connectivity":
-      return new StowageError("storage", `${base}: cannot reach the storage endpoint (${c.code}); check --endpoint and the network`, { cause: err, hint: DOCTOR });
+      return new StowageError(
+        "storage",
+        `${base}: cannot reach the storage endpoint (${c.code}); check --endpoint and the network`,
+        { cause: err, hint: DOCTOR },
+      );
     default:
-      return new StowageError("storage", `${base}: ${c.code}${c.status ? ` (HTTP ${c.status})` : ""}: ${c.message}`, { cause: err, hint: DOCTOR });
+      return new StowageError(
+        "storage",
+        `${base}: ${c.code}${c.status ? ` (HTTP ${c.status})` : ""}: ${c.message}`,
+        { cause: err, hint: DOCTOR },
+      );
   }
 }
 

@@ -23,7 +23,14 @@ import { resolveLimits } from "./limits.js";
 import { parseLines } from "./parse-records.js";
 import type { LogRecordLike } from "./record-like.js";
 import { hoursNewestFirst, resolveRange, type TimeRange } from "./time-range.js";
-import type { GrantLimits, LoadResult, QueryOptions, ReaderCursor, ReaderSession, SkippedObject } from "./types.js";
+import type {
+  GrantLimits,
+  LoadResult,
+  QueryOptions,
+  ReaderCursor,
+  ReaderSession,
+  SkippedObject,
+} from "./types.js";
 
 /** What a session needs from its source. */
 export interface SessionContext {
@@ -63,7 +70,12 @@ export class QuerySession implements ReaderSession {
   /** The first grant; on a session already loaded, starts it over from the newest hour. */
   load(): Promise<LoadResult> {
     return this.serial(() => {
-      this.walk = new HourWalk(this.ctx.prefix, hoursNewestFirst(this.range), this.range, this.ctx.listPageSize);
+      this.walk = new HourWalk(
+        this.ctx.prefix,
+        hoursNewestFirst(this.range),
+        this.range,
+        this.ctx.listPageSize,
+      );
       this.line = 0;
       this.done = false;
       this.current = emptyStats(this.limits.maxGrants);
@@ -78,7 +90,12 @@ export class QuerySession implements ReaderSession {
       if (this.done) return this.result([], [], undefined);
       if (this.current.grantsUsed >= this.limits.maxGrants) {
         this.current.stoppedBy = "maxGrants";
-        return this.result([], [], undefined, `all ${this.limits.maxGrants} grants of this session are used; narrow the range or filters, or start a new query`);
+        return this.result(
+          [],
+          [],
+          undefined,
+          `all ${this.limits.maxGrants} grants of this session are used; narrow the range or filters, or start a new query`,
+        );
       }
       return this.grant();
     });
@@ -101,7 +118,11 @@ export class QuerySession implements ReaderSession {
     const skipped: SkippedObject[] = [];
     let lastError: string | undefined;
     const env: WalkEnv = {
-      store, grant, stats: this.current, signal, retryBackoffMs: this.ctx.retryBackoffMs,
+      store,
+      grant,
+      stats: this.current,
+      signal,
+      retryBackoffMs: this.ctx.retryBackoffMs,
       onRetry: (note) => void (lastError = note),
       onSkipped: (s) => void skipped.push(s),
     };
@@ -132,7 +153,8 @@ export class QuerySession implements ReaderSession {
         const target = hour.queue[0]!;
         if (ahead > 0) {
           // The object about to be read is requested first, so work ahead never starves it.
-          if (!target.ahead && !this.ctx.cache.get(target.key, target.etag)) target.ahead = startAhead(store, target, grant, signal) ?? undefined;
+          if (!target.ahead && !this.ctx.cache.get(target.key, target.etag))
+            target.ahead = startAhead(store, target, grant, signal) ?? undefined;
           this.getAhead(store, grant, ahead);
           walk.listAhead(ahead, env);
         }
@@ -143,7 +165,12 @@ export class QuerySession implements ReaderSession {
         for (const r of parsed.records) records.push(r);
         this.current.recordsReturned += parsed.records.length;
         if (parsed.bad > 0) {
-          skipped.push({ key: target.key, reason: "not-json", detail: `${parsed.bad} lines are not JSON records with a timestamp`, lines: parsed.bad });
+          skipped.push({
+            key: target.key,
+            reason: "not-json",
+            detail: `${parsed.bad} lines are not JSON records with a timestamp`,
+            lines: parsed.bad,
+          });
         }
         if (out.problem) {
           skipped.push(out.problem);
@@ -200,7 +227,12 @@ export class QuerySession implements ReaderSession {
     return hour ? { hourMs: hour.hourMs, key: hour.queue[0]?.key ?? null, line: this.line } : null;
   }
 
-  private result(records: LogRecordLike[], skipped: SkippedObject[], lastError: string | undefined, notice?: string): LoadResult {
+  private result(
+    records: LogRecordLike[],
+    skipped: SkippedObject[],
+    lastError: string | undefined,
+    notice?: string,
+  ): LoadResult {
     if (!this.done && this.cursor() === null) this.done = true;
     this.current.complete = this.done;
     this.current.partial = !this.done;

@@ -84,12 +84,18 @@ class StoreSource implements Source {
       cache: this.cache,
       retryBackoffMs: options.retryBackoffMs ?? 100,
       listPageSize: Math.max(1, Math.min(options.listPageSize ?? 1000, 1000)),
-      concurrency: Math.max(1, Math.min(Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY), 32)),
+      concurrency: Math.max(
+        1,
+        Math.min(Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY), 32),
+      ),
     };
   }
 
   private store(): Promise<ObjectStore> {
-    if (this.closed) return Promise.reject(new StowageError("usage", `source ${this.description} is closed; open it again`));
+    if (this.closed)
+      return Promise.reject(
+        new StowageError("usage", `source ${this.description} is closed; open it again`),
+      );
     this.opened ??= this.open();
     return this.opened;
   }
@@ -102,7 +108,11 @@ class StoreSource implements Source {
     if (this.closed) return;
     this.closed = true;
     this.cache.clear();
-    if (this.owned) void this.opened?.then((s) => s.close(), () => undefined);
+    if (this.owned)
+      void this.opened?.then(
+        (s) => s.close(),
+        () => undefined,
+      );
   }
 }
 
@@ -113,7 +123,12 @@ class StoreSource implements Source {
  */
 export function createSource(store: ObjectStore, options: CreateSourceOptions = {}): Source {
   const prefix = normalizePrefix(options.prefix ?? "");
-  return new StoreSource(options.description ?? `${store.description}${prefix ? `/${prefix}` : ""}`, async () => store, false, options);
+  return new StoreSource(
+    options.description ?? `${store.description}${prefix ? `/${prefix}` : ""}`,
+    async () => store,
+    false,
+    options,
+  );
 }
 
 /**
@@ -137,7 +152,10 @@ export function openSource(url: string, options: OpenSourceOptions = {}): Source
     const description = `s3://${dest.bucket}${dest.prefix ? `/${dest.prefix}` : ""}`;
     const open = async () => {
       const { openStore } = await import("../store/open-store.js");
-      return openStore(dest, { env, ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) }).store;
+      return openStore(dest, {
+        env,
+        ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+      }).store;
     };
     return new StoreSource(description, open, true, { prefix: dest.prefix, ...tune });
   }
@@ -154,11 +172,17 @@ function localRoot(text: string, cwd: string | undefined): string {
     try {
       return fileURLToPath(new URL(text));
     } catch {
-      throw new StowageError("usage", `source "${text.slice(0, 80)}" is not a file URL; write file:///absolute/dir (the directory that holds v1/)`);
+      throw new StowageError(
+        "usage",
+        `source "${text.slice(0, 80)}" is not a file URL; write file:///absolute/dir (the directory that holds v1/)`,
+      );
     }
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || text === "") {
-    throw new StowageError("usage", `source "${text.slice(0, 80)}" is not supported; use s3://bucket/prefix or file:///dir (or a directory path)`);
+    throw new StowageError(
+      "usage",
+      `source "${text.slice(0, 80)}" is not supported; use s3://bucket/prefix or file:///dir (or a directory path)`,
+    );
   }
   return isAbsolute(text) ? text : resolve(cwd ?? process.cwd(), text);
 }
@@ -166,17 +190,27 @@ function localRoot(text: string, cwd: string | undefined): string {
 function s3Destination(text: string, options: OpenSourceOptions): ResolvedS3Destination {
   const m = /^s3:\/\/([^/?#]*)(\/[^?#]*)?$/i.exec(text);
   if (!m || !m[1]) {
-    throw new StowageError("usage", `source "${text.slice(0, 80)}" is not an S3 URL; write s3://bucket/prefix`);
+    throw new StowageError(
+      "usage",
+      `source "${text.slice(0, 80)}" is not an S3 URL; write s3://bucket/prefix`,
+    );
   }
   if (m[1].includes("@")) {
-    throw new StowageError("usage", "an S3 source URL must not contain credentials; pass them with accessKeyEnv/secretKeyEnv, a profile, or the AWS environment");
+    throw new StowageError(
+      "usage",
+      "an S3 source URL must not contain credentials; pass them with accessKeyEnv/secretKeyEnv, a profile, or the AWS environment",
+    );
   }
   const env = options.env ?? processEnv();
   for (const name of [options.accessKeyEnv, options.secretKeyEnv, options.sessionTokenEnv]) {
     if (name && !env[name]) {
-      throw new StowageError("config", `the environment variable ${name} is not set (it should hold an S3 credential)`, {
-        hint: `export ${name}=… before running, or name the variable that holds it`,
-      });
+      throw new StowageError(
+        "config",
+        `the environment variable ${name} is not set (it should hold an S3 credential)`,
+        {
+          hint: `export ${name}=… before running, or name the variable that holds it`,
+        },
+      );
     }
   }
   const raw: Record<string, unknown> = {
@@ -195,7 +229,12 @@ function s3Destination(text: string, options: OpenSourceOptions): ResolvedS3Dest
     trustEndpoint: options.trustEndpoint,
   };
   for (const k of Object.keys(raw)) if (raw[k] === undefined) delete raw[k];
-  const dest = parseDestination(raw, "source", { env, origin: "code", ...(options.trustedHosts ? { trustedHosts: options.trustedHosts } : {}) });
-  if (dest.type !== "s3") throw new StowageError("internal", "an s3:// source resolved to a non-S3 destination");
+  const dest = parseDestination(raw, "source", {
+    env,
+    origin: "code",
+    ...(options.trustedHosts ? { trustedHosts: options.trustedHosts } : {}),
+  });
+  if (dest.type !== "s3")
+    throw new StowageError("internal", "an s3:// source resolved to a non-S3 destination");
   return dest;
 }

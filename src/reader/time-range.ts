@@ -13,16 +13,27 @@ export interface TimeRange {
 }
 
 const RELATIVE = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/i;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: HOUR_MS, d: 24 * HOUR_MS, w: 7 * 24 * HOUR_MS };
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: HOUR_MS,
+  d: 24 * HOUR_MS,
+  w: 7 * 24 * HOUR_MS,
+};
 
 /**
  * A Date, epoch ms or ISO-8601 string → epoch ms. Throws StowageError("usage").
  * @example toEpochMs("2026-11-03T10:00:00Z", "from") // 1793700000000
  */
 export function toEpochMs(value: Date | number | string, what: string): number {
-  const ms = value instanceof Date ? value.getTime() : typeof value === "number" ? value : parseIso(value);
+  const ms =
+    value instanceof Date ? value.getTime() : typeof value === "number" ? value : parseIso(value);
   if (!Number.isFinite(ms)) {
-    throw new StowageError("usage", `\`${what}\` is not a valid time: ${JSON.stringify(String(value)).slice(0, 60)}; use an ISO-8601 time such as 2026-11-03T10:00:00Z or epoch milliseconds`);
+    throw new StowageError(
+      "usage",
+      `\`${what}\` is not a valid time: ${JSON.stringify(String(value)).slice(0, 60)}; use an ISO-8601 time such as 2026-11-03T10:00:00Z or epoch milliseconds`,
+    );
   }
   return Math.trunc(ms);
 }
@@ -46,7 +57,10 @@ export function parseTimeArg(text: string, nowMs: number, what = "time"): number
   if (rel) return Math.round(nowMs - Number(rel[1]) * UNIT_MS[rel[2]!.toLowerCase()]!);
   const ms = parseIso(t);
   if (!Number.isFinite(ms)) {
-    throw new StowageError("usage", `${what} "${t.slice(0, 60)}" is not a time; use ISO-8601 (2026-11-03T10:00:00Z), epoch ms, "now", or a duration ago such as 30m, 2h, 7d`);
+    throw new StowageError(
+      "usage",
+      `${what} "${t.slice(0, 60)}" is not a time; use ISO-8601 (2026-11-03T10:00:00Z), epoch ms, "now", or a duration ago such as 30m, 2h, 7d`,
+    );
   }
   return ms;
 }
@@ -59,7 +73,10 @@ export function resolveRange(from: Date | number | string, to: Date | number | s
   const fromMs = toEpochMs(from, "from");
   const toMs = toEpochMs(to, "to");
   if (fromMs >= toMs) {
-    throw new StowageError("usage", `the range is empty: \`from\` (${iso(fromMs)}) must be before \`to\` (${iso(toMs)})`);
+    throw new StowageError(
+      "usage",
+      `the range is empty: \`from\` (${iso(fromMs)}) must be before \`to\` (${iso(toMs)})`,
+    );
   }
   if (toMs - fromMs > MAX_RANGE_MS) {
     const days = ((toMs - fromMs) / (24 * HOUR_MS)).toFixed(1);
@@ -74,7 +91,8 @@ export function resolveRange(from: Date | number | string, to: Date | number | s
 /** Start of every UTC hour that overlaps the range, newest first. */
 export function hoursNewestFirst(range: TimeRange): number[] {
   const out: number[] = [];
-  for (let h = utcHourStart(range.toMs - 1); h >= utcHourStart(range.fromMs); h -= HOUR_MS) out.push(h);
+  for (let h = utcHourStart(range.toMs - 1); h >= utcHourStart(range.fromMs); h -= HOUR_MS)
+    out.push(h);
   return out;
 }
 

@@ -67,7 +67,14 @@ export interface ReadStats {
 /** Why an object (or part of one) was not loaded. */
 export interface SkippedObject {
   key: string;
-  reason: "too-large" | "corrupt-gzip" | "truncated" | "not-json" | "foreign-format" | "changed" | "error";
+  reason:
+    | "too-large"
+    | "corrupt-gzip"
+    | "truncated"
+    | "not-json"
+    | "foreign-format"
+    | "changed"
+    | "error";
   detail: string;
   /** Lines that could not be parsed, when the reason is `not-json`. */
   lines?: number;

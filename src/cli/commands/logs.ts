@@ -37,9 +37,18 @@ interface LogsOptions {
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
   program
     .command("logs")
-    .description("read logs back from s3://bucket/prefix or file:///dir under a hard per-grant budget")
-    .requiredOption("--source <url>", "s3://bucket/prefix, or file:///dir (the directory holding v1/)")
-    .option("--from <time>", "start: ISO-8601, epoch ms, now, or a duration ago (30m, 2h, 7d)", "1h")
+    .description(
+      "read logs back from s3://bucket/prefix or file:///dir under a hard per-grant budget",
+    )
+    .requiredOption(
+      "--source <url>",
+      "s3://bucket/prefix, or file:///dir (the directory holding v1/)",
+    )
+    .option(
+      "--from <time>",
+      "start: ISO-8601, epoch ms, now, or a duration ago (30m, 2h, 7d)",
+      "1h",
+    )
     .option("--to <time>", "end, exclusive (same forms)", "now")
     .option("--region <region>", "S3 region")
     .option("--endpoint <url>", "S3-compatible endpoint (endpoint policy applies)")
@@ -48,20 +57,39 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
     .option("--access-key-env <NAME>", "environment variable holding the access key id")
     .option("--secret-key-env <NAME>", "environment variable holding the secret access key")
     .option("--session-token-env <NAME>", "environment variable holding a session token")
-    .option("--trust-endpoint <host>", "trust this endpoint host for this run (repeatable)", collect, [])
+    .option(
+      "--trust-endpoint <host>",
+      "trust this endpoint host for this run (repeatable)",
+      collect,
+      [],
+    )
     .option("--level <level>", "minimum level (trace … critical)")
     .option("--grep <text>", "case-insensitive text anywhere in the record")
-    .option("--where <field=value>", "field equals value; dotted paths like data.route (repeatable)", collect, [])
+    .option(
+      "--where <field=value>",
+      "field equals value; dotted paths like data.route (repeatable)",
+      collect,
+      [],
+    )
     .option("--json", "NDJSON on stdout")
     .option("--more <n>", "spend up to N more grants after the first", "0")
-    .option("--limit <name=value>", "override a per-grant allowance, e.g. records=50000, downloadBytes=32MiB (repeatable)", collect, [])
+    .option(
+      "--limit <name=value>",
+      "override a per-grant allowance, e.g. records=50000, downloadBytes=32MiB (repeatable)",
+      collect,
+      [],
+    )
     .action(async (opts: LogsOptions) => {
       const { openSource, parseTimeArg } = await import("../../reader/index.js");
       const now = Date.now();
       const from = parseTimeArg(opts.from, now, "--from");
       const to = parseTimeArg(opts.to, now, "--to");
       const more = Number(opts.more);
-      if (!Number.isInteger(more) || more < 0) throw new StowageError("usage", `--more must be a whole number of grants (0 or more), got "${opts.more}"`);
+      if (!Number.isInteger(more) || more < 0)
+        throw new StowageError(
+          "usage",
+          `--more must be a whole number of grants (0 or more), got "${opts.more}"`,
+        );
       const filter = buildFilter(opts);
       const limits = parseLimits(opts.limit);
       const source = openSource(opts.source, {
@@ -80,13 +108,22 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         const session = source.query({ from, to, limits, ...(filter ? { filter } : {}) });
         let result = await session.load();
         print(io, result, opts.json === true);
-        for (let i = 0; i < more && result.partial && result.stats.grantsUsed < result.stats.maxGrants; i++) {
+        for (
+          let i = 0;
+          i < more && result.partial && result.stats.grantsUsed < result.stats.maxGrants;
+          i++
+        ) {
           result = await session.more();
           print(io, result, opts.json === true);
         }
         io.err(statsLine(result, more));
-        if (result.lastError && (result.stats.stoppedBy === "listAttempts" || result.stats.stoppedBy === "getAttempts")) {
-          io.err(`stowage logs: storage kept failing (${result.lastError}); the output above is incomplete. Retry later, or run \`stowage doctor\`.\n`);
+        if (
+          result.lastError &&
+          (result.stats.stoppedBy === "listAttempts" || result.stats.stoppedBy === "getAttempts")
+        ) {
+          io.err(
+            `stowage logs: storage kept failing (${result.lastError}); the output above is incomplete. Retry later, or run \`stowage doctor\`.\n`,
+          );
           setExit(1);
         }
       } finally {
@@ -102,7 +139,11 @@ function parseLimits(given: string[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const item of given) {
     const m = /^([A-Za-z]+)=(.+)$/.exec(item.trim());
-    if (!m) throw new StowageError("usage", `--limit "${item}" must look like name=value, e.g. records=50000`);
+    if (!m)
+      throw new StowageError(
+        "usage",
+        `--limit "${item}" must look like name=value, e.g. records=50000`,
+      );
     const [, name, value] = m as unknown as [string, string, string];
     try {
       out[name] = BYTE_LIMITS.has(name) ? parseBytes(value, `--limit ${name}`) : Number(value);
@@ -124,7 +165,8 @@ function buildFilter(opts: LogsOptions): ((r: LogRecordLike) => boolean) | undef
     }
     tests.push((r) => {
       const name = String(r.level ?? "").toLowerCase();
-      const level = (Object.hasOwn(LEVEL_VALUES, name) ? name : LEVEL_ALIASES[name]) as Level | undefined;
+      const level = (Object.hasOwn(LEVEL_VALUES, name) ? name : LEVEL_ALIASES[name]) as
+        Level | undefined;
       return level !== undefined && LEVEL_VALUES[level] >= LEVEL_VALUES[min];
     });
   }
@@ -134,11 +176,19 @@ function buildFilter(opts: LogsOptions): ((r: LogRecordLike) => boolean) | undef
   }
   for (const w of opts.where) {
     const eq = w.indexOf("=");
-    if (eq <= 0) throw new StowageError("usage", `--where "${w}" must look like field=value (dotted paths allowed: data.route=/orders)`);
+    if (eq <= 0)
+      throw new StowageError(
+        "usage",
+        `--where "${w}" must look like field=value (dotted paths allowed: data.route=/orders)`,
+      );
     const path = w.slice(0, eq).split(".");
     const want = w.slice(eq + 1);
     tests.push((r) => {
-      const v = path.reduce<unknown>((o, k) => (o !== null && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), r);
+      const v = path.reduce<unknown>(
+        (o, k) =>
+          o !== null && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined,
+        r,
+      );
       return v !== undefined && (typeof v === "object" ? JSON.stringify(v) : String(v)) === want;
     });
   }
@@ -147,28 +197,39 @@ function buildFilter(opts: LogsOptions): ((r: LogRecordLike) => boolean) | undef
 
 /** Newest first within a grant (objects of different writers overlap in time). */
 function print(io: CliIo, result: LoadResult, json: boolean): void {
-  const records = [...result.records].sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0));
+  const records = [...result.records].sort((a, b) =>
+    a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0,
+  );
   let out = "";
   for (const r of records) out += json ? `${JSON.stringify(r)}\n` : `${pretty(r)}\n`;
   if (out) io.out(out);
-  for (const s of result.skipped.slice(0, 5)) io.err(`stowage logs: skipped ${s.key}: ${s.reason} (${s.detail})\n`);
-  if (result.skipped.length > 5) io.err(`stowage logs: … and ${result.skipped.length - 5} more skipped objects\n`);
+  for (const s of result.skipped.slice(0, 5))
+    io.err(`stowage logs: skipped ${s.key}: ${s.reason} (${s.detail})\n`);
+  if (result.skipped.length > 5)
+    io.err(`stowage logs: … and ${result.skipped.length - 5} more skipped objects\n`);
 }
 
 const SHOWN = ["service", "caller", "traceId"] as const;
 
 function pretty(r: LogRecordLike): string {
-  const parts = [String(r.timestamp), String(r.level ?? "").toUpperCase().padEnd(8), String(r.message ?? "")];
+  const parts = [
+    String(r.timestamp),
+    String(r.level ?? "")
+      .toUpperCase()
+      .padEnd(8),
+    String(r.message ?? ""),
+  ];
   for (const k of SHOWN) if (r[k] !== undefined) parts.push(`${k}=${short(r[k])}`);
   if (r.error) parts.push(`error=${short(`${r.error.name ?? "Error"}: ${r.error.message ?? ""}`)}`);
   if (r.data !== null && typeof r.data === "object" && !Array.isArray(r.data)) {
-    for (const [k, v] of Object.entries(r.data as Record<string, unknown>).slice(0, 4)) parts.push(`${k}=${short(v)}`);
+    for (const [k, v] of Object.entries(r.data as Record<string, unknown>).slice(0, 4))
+      parts.push(`${k}=${short(v)}`);
   } else if (r.data !== undefined) parts.push(`data=${short(r.data)}`);
   return parts.join("  ");
 }
 
 function short(v: unknown): string {
-  const s = typeof v === "string" ? v : JSON.stringify(v) ?? String(v);
+  const s = typeof v === "string" ? v : (JSON.stringify(v) ?? String(v));
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
