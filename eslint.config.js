@@ -27,13 +27,6 @@ export default tseslint.config(
           ],
         },
       ],
-      "no-restricted-syntax": [
-        "error",
-        {
-          selector: "MemberExpression[object.name='process'][property.name='argv']",
-          message: "process.argv is read only in src/cli/.",
-        },
-      ],
     },
   },
   {
@@ -46,6 +39,13 @@ export default tseslint.config(
         { object: "process", property: "exit", message: "process.exit is called only in src/cli/." },
       ],
       "no-console": "error",
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[object.name='process'][property.name='argv']",
+          message: "process.argv is read only in src/cli/.",
+        },
+      ],
       "no-restricted-imports": [
         "error",
         {

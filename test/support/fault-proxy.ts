@@ -80,7 +80,8 @@ export async function startFaultProxy(target: string, rule?: FaultRule): Promise
       return;
     }
     if (action === "reset") {
-      req.socket.resetAndDestroy?.() ?? req.socket.destroy();
+      if (typeof req.socket.resetAndDestroy === "function") req.socket.resetAndDestroy();
+      else req.socket.destroy();
       return;
     }
     if (action === "stall") {
