@@ -96,7 +96,7 @@ function describeUnion(
 /** One line per problem, path first. */
 function describe(iss: Issue, base: ConfigPath, origins: KeyOrigins, where: string): string[] {
   const path = [...base, ...(iss.path as (string | number)[])];
-  const at = displayPath(path, origins, where);
+  const at = path.length || where ? displayPath(path, origins, where) : "the config";
   switch (iss.code) {
     case "unrecognized_keys": {
       const valid = validKeysOf.get(iss.keys) ?? [];
@@ -108,7 +108,7 @@ function describe(iss: Issue, base: ConfigPath, origins: KeyOrigins, where: stri
           : valid.length
             ? `; valid keys: ${valid.map((k) => inUserStyle(k, userKey)).join(", ")}`
             : "";
-        return `unknown key \`${userKey}\` ${path.length || where ? "in" : "at"} ${at}${hint}`;
+        return `unknown key \`${userKey}\` ${path.length || where ? `in ${at}` : "at the top level"}${hint}`;
       });
     }
     case "invalid_type":

@@ -138,6 +138,17 @@ describe("§2.0 logger config", () => {
     expect(
       message(() => resolveLoggerConfig({ redact: { key: ["a"] } }, { env: {}, cwd })),
     ).toContain("did you mean `keys`?");
+    expect(message(() => resolveLoggerConfig("hello", { env: {}, cwd }))).toBe(
+      "`the config` must be a mapping, not a string",
+    );
+    expect(
+      message(() =>
+        resolveLoggerConfig(
+          { s3: { bucket: "logs", region: "eu-west-1", delivery: { maxBatchBytes: "lots" } } },
+          { env: {}, cwd, file: "stowage.config.yaml" },
+        ),
+      ),
+    ).toMatch(/^stowage\.config\.yaml: s3\.delivery\.maxBatchBytes: .* is not a byte size/);
     expect(message(() => resolveLoggerConfig({ caller: "yes" }, { env: {}, cwd }))).toContain(
       "`caller` must be a boolean",
     );

@@ -198,38 +198,45 @@ export function resolveLoggerConfig(
   if (!result.success)
     throw configIssuesError(result.error.issues, { origins, file: options.file });
   const cfg = result.data;
-  const { destination, delivery } = chooseDestination(cfg, { ...options, env }, cwd);
-  const level =
-    cfg.level === undefined ? "info" : (LEVEL_ALIASES[cfg.level] ?? (cfg.level as Level));
-  const grants = Object.fromEntries(
-    Object.entries(cfg.studio?.s3 ?? {}).filter(([, v]) => v !== undefined),
-  );
-  return {
-    ...(cfg.service ? { service: cfg.service } : {}),
-    level: LEVELS.includes(level) ? level : "info",
-    console: cfg.console ?? (options.isTTY && env.NODE_ENV !== "production" ? "pretty" : false),
-    caller: cfg.caller ?? false,
-    redact: {
-      keys: cfg.redact?.keys ?? [],
-      paths: cfg.redact?.paths ?? [],
-      patterns: cfg.redact?.patterns ?? [],
-      disableDefaults: cfg.redact?.disableDefaults ?? false,
-    },
-    destination,
-    delivery: resolveDelivery(delivery, destination, cwd),
-    studio: {
-      s3: {
-        ...GRANT_DEFAULTS,
-        ...grants,
-        downloadBytes: parseBytes(
-          cfg.studio?.s3?.downloadBytes ?? GRANT_DEFAULTS.downloadBytes,
-          "studio.s3.downloadBytes",
-        ),
-        decodedBytes: parseBytes(
-          cfg.studio?.s3?.decodedBytes ?? GRANT_DEFAULTS.decodedBytes,
-          "studio.s3.decodedBytes",
-        ),
+  try {
+    const { destination, delivery } = chooseDestination(cfg, { ...options, env }, cwd);
+    const level =
+      cfg.level === undefined ? "info" : (LEVEL_ALIASES[cfg.level] ?? (cfg.level as Level));
+    const grants = Object.fromEntries(
+      Object.entries(cfg.studio?.s3 ?? {}).filter(([, v]) => v !== undefined),
+    );
+    return {
+      ...(cfg.service ? { service: cfg.service } : {}),
+      level: LEVELS.includes(level) ? level : "info",
+      console: cfg.console ?? (options.isTTY && env.NODE_ENV !== "production" ? "pretty" : false),
+      caller: cfg.caller ?? false,
+      redact: {
+        keys: cfg.redact?.keys ?? [],
+        paths: cfg.redact?.paths ?? [],
+        patterns: cfg.redact?.patterns ?? [],
+        disableDefaults: cfg.redact?.disableDefaults ?? false,
       },
-    },
-  };
+      destination,
+      delivery: resolveDelivery(delivery, destination, cwd),
+      studio: {
+        s3: {
+          ...GRANT_DEFAULTS,
+          ...grants,
+          downloadBytes: parseBytes(
+            cfg.studio?.s3?.downloadBytes ?? GRANT_DEFAULTS.downloadBytes,
+            "studio.s3.downloadBytes",
+          ),
+          decodedBytes: parseBytes(
+            cfg.studio?.s3?.decodedBytes ?? GRANT_DEFAULTS.decodedBytes,
+            "studio.s3.decodedBytes",
+          ),
+        },
+      },
+    };
+  } catch (err) {
+    // Byte sizes and cross-field checks: name the file like schema errors do.
+    const head = options.file ? `${options.file}: ` : "";
+    if (!(err instanceof StowageError) || !head || err.message.startsWith(head)) throw err;
+    throw new StowageError(err.code, head + err.message, err.hint ? { hint: err.hint } : {});
+  }
 }
