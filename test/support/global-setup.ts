@@ -8,6 +8,7 @@ import { startMinio, type RunningMinio } from "./minio-server.js";
 let server: RunningMinio | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   server = await startMinio({ log: (l) => console.log(l) });
   const { stop: _stop, ...info } = server;
   project.provide("minio", info);
