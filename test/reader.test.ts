@@ -98,6 +98,21 @@ describe("§5.2 what is listed and downloaded", () => {
     ).toBe(true);
   });
 
+  it("§5.2 an hour is listed page by page only until its keys are older than `from`", async () => {
+    const prefix = uniquePrefix("pages");
+    const objs = await writeV1(store, prefix, spreadRecords(BASE, BASE + H, 100), 10); // 10 objects in one hour
+    const from = BASE + 0.75 * H; // only the newest ~3 objects overlap
+    proxy.reset();
+    const r = await source(prefix, { listPageSize: 2 })
+      .query({ from, to: BASE + H })
+      .load();
+    const wanted = objs.filter((o) => o.maxMs >= from);
+    expect(proxy.count("list")).toBe(Math.ceil((wanted.length + 1) / 2));
+    expect(proxy.count("list")).toBeLessThan(5);
+    expect(r.records).toHaveLength(100 - Math.ceil(0.75 * 100));
+    expect(r.complete).toBe(true);
+  });
+
   it("§5.2 opening a source and creating a query make no request; ranges over 7 days or empty are refused", async () => {
     proxy.reset();
     const m = minio();
@@ -164,6 +179,11 @@ describe("§5.3 load() then more() until complete", () => {
       cacheBytes: 0,
       concurrency: 1,
     },
+    {
+      name: "LIST pages of 2 keys, one LIST per grant",
+      limits: { listAttempts: 1 },
+      listPageSize: 2,
+    },
   ];
   let prefix: string;
   let all: number[];
@@ -182,8 +202,9 @@ describe("§5.3 load() then more() until complete", () => {
   for (const c of cases) {
     it(`§5.3 every record exactly once, in the same stable order: ${c.name}`, async () => {
       const s = source(prefix, {
-        ...(c.cacheBytes === undefined ? {} : { cacheBytes: c.cacheBytes }),
+        ...("cacheBytes" in c && c.cacheBytes !== undefined ? { cacheBytes: c.cacheBytes } : {}),
         ...("concurrency" in c ? { concurrency: c.concurrency } : {}),
+        ...("listPageSize" in c ? { listPageSize: c.listPageSize } : {}),
       });
       const { seqs, results } = await drain(
         s.query({ from: BASE, to: BASE + 3 * H, limits: { ...c.limits, maxGrants: 1000 } }),

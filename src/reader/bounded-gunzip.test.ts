@@ -1,0 +1,83 @@
+import { Readable } from "node:stream";
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { gunzipLines } from "./bounded-gunzip.js";
+
+/** A body delivered in chunks of `size` bytes. */
+function body(bytes: Buffer, size = 7): Readable {
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+  return Readable.from(chunks);
+}
+
+async function lines(input: Readable, caps = { maxCompressedBytes: 1e9, maxDecodedBytes: 1e9 }) {
+  const got: [string, number][] = [];
+  const outcome = await gunzipLines(input, { ...caps, onLine: (l, b) => (got.push([l, b]), true) });
+  return { outcome, got };
+}
+
+describe("§5.2 bounded gunzip", () => {
+  it("§3.4 splits lines across chunk and gzip-member boundaries; counts bytes with the newline", async () => {
+    const two = Buffer.concat([
+      gzipSync('{"a":1}\n{"b":"é"}\n'),
+      gzipSync('{"c":3}\nlast-without-newline'),
+    ]);
+    const { outcome, got } = await lines(body(two, 5));
+    expect(outcome).toEqual({ kind: "end" });
+    expect(got).toEqual([
+      ['{"a":1}', 8],
+      ['{"b":"é"}', 11],
+      ['{"c":3}', 8],
+      ["last-without-newline", 20],
+    ]);
+  });
+
+  it("§5.2 stops when the consumer says so", async () => {
+    let n = 0;
+    const outcome = await gunzipLines(body(gzipSync("a\nb\nc\n")), {
+      maxCompressedBytes: 1e9,
+      maxDecodedBytes: 1e9,
+      onLine: () => ++n < 2,
+    });
+    expect(outcome).toEqual({ kind: "stopped" });
+    expect(n).toBe(2);
+  });
+
+  it("§5.2 cuts off at the compressed and the decoded caps without reading everything", async () => {
+    const big = gzipSync(Buffer.alloc(4 * 1024 * 1024, "x\n"));
+    expect(
+      (await lines(body(big, 1024), { maxCompressedBytes: 2000, maxDecodedBytes: 1e9 })).outcome,
+    ).toMatchObject({ kind: "too-large", which: "compressed" });
+    const dec = await lines(body(big, 1024), { maxCompressedBytes: 1e9, maxDecodedBytes: 100_000 });
+    expect(dec.outcome).toMatchObject({ kind: "too-large", which: "decoded" });
+    expect(dec.got.length).toBeLessThan(60_000);
+  });
+
+  it("§8 truncated and corrupt gzip are outcomes, with the complete lines before the fault", async () => {
+    const gz = gzipSync(Array.from({ length: 2000 }, (_, i) => `line ${i}`).join("\n") + "\n");
+    const cut = await lines(body(gz.subarray(0, Math.floor(gz.length / 2)), 64));
+    expect(cut.outcome.kind).toBe("truncated");
+    expect(cut.got.length).toBeGreaterThan(0);
+    expect(cut.got.at(-1)![0]).toMatch(/^line \d+$/);
+    expect((await lines(body(Buffer.from("definitely not gzip")))).outcome.kind).toBe(
+      "corrupt-gzip",
+    );
+    expect((await lines(body(Buffer.alloc(0)))).outcome.kind).toBe("truncated");
+  });
+
+  it("§5.2 a body that failed before it was read is thrown (retryable), never a hang", async () => {
+    const r = new Readable({ read() {} });
+    r.on("error", () => {});
+    r.destroy(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }));
+    await expect(lines(r)).rejects.toMatchObject({ code: "ECONNRESET" });
+    const stalled = new Readable({ read() {} });
+    await expect(
+      gunzipLines(stalled, {
+        maxCompressedBytes: 1e9,
+        maxDecodedBytes: 1e9,
+        idleTimeoutMs: 50,
+        onLine: () => true,
+      }),
+    ).rejects.toMatchObject({ code: "ETIMEDOUT" });
+  });
+});
