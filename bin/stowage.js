@@ -10,5 +10,12 @@ if (!existsSync(fileURLToPath(main))) {
 }
 // The CLI pins an SDK release that supports Node 20; its notice about future releases is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+// `stowage logs … | head`: a closed pipe ends the output, not the process with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err) => {
+    if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
 const { run } = await import(main.href);
 process.exitCode = await run(process.argv);
