@@ -234,15 +234,18 @@ describe("§2.5 stowage doctor against MinIO", () => {
       "    table: users",
       ...dest(second, base),
     ]);
-    const run = await stowage(["doctor", "--config", file], goodEnv(), dir);
+    // The export side's hook (export/doctor.js) also connects to the source database.
+    const env = { ...goodEnv(), DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" };
+    const run = await stowage(["doctor", "--config", file], env, dir);
     expect(run.code, run.stdout).toBe(0);
     expect(run.stdout).toContain(`[OK]  Destination S3(${m.bucket}) [orders]`);
     expect(run.stdout).toContain(`[OK]  Destination S3(${second}) [users]`);
     expect(run.stdout).toContain("[OK]  Write probe (PutObject) [users]");
+    expect(run.stdout).toContain("[OK]  Source auth (Postgres)");
     expect(run.stdout).toContain("[OK]  Cleanup (DeleteObject) [users]");
     // Exports do not rely on conditional requests: capability probes only with --capabilities (§2.4).
     expect(run.stdout).not.toContain("Conditional create");
-    const caps = await stowage(["doctor", "--config", file, "--capabilities"], goodEnv(), dir);
+    const caps = await stowage(["doctor", "--config", file, "--capabilities"], env, dir);
     expect(caps.code, caps.stdout).toBe(0);
     expect(caps.stdout).toContain("[OK]  Conditional create (second PUT answers 412) [orders]");
     expect(caps.stdout).toContain("[OK]  List (ListObjectsV2 ordered, paginated) [users]");
