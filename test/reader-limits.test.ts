@@ -153,4 +153,21 @@ describe("§5.2 retries count against the LIST and GET allowances", () => {
     expect(err.hint).toMatch(/stowage doctor/);
     expect(err.message).not.toContain("not-the-secret-123");
   });
+
+  it("§5.2 an AbortSignal stops a load in flight (StowageError aborted); the session can load again", async () => {
+    proxy.reset();
+    proxy.setDelay(300);
+    const ac = new AbortController();
+    const session = source().query({ ...RANGE, signal: ac.signal });
+    setTimeout(() => ac.abort(), 50);
+    await expect(session.load()).rejects.toMatchObject({ code: "aborted" });
+    proxy.setDelay(0);
+    const pre = new AbortController();
+    pre.abort();
+    await expect(
+      source()
+        .query({ ...RANGE, signal: pre.signal })
+        .load(),
+    ).rejects.toMatchObject({ code: "aborted" });
+  });
 });
