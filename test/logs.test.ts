@@ -1,6 +1,6 @@
 /** `stowage logs` end to end (§5.6): the built CLI as a child process, against MinIO and a local-directory tree. */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -167,6 +167,47 @@ describe("§5.6 stowage logs against MinIO", () => {
     expect(p.stdout.split("\n")[0]).toMatch(
       /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}(INFO|DEBUG|WARNING|ERROR) +request \d+ handled {2}service=api {2}route=\/orders\/\d+ {2}ms=\d+$/,
     );
+  });
+
+  it("§2.2 credentials from --profile (shared credentials file) and from --access-key-env/--secret-key-env names", async () => {
+    mkdirSync(join(home, ".aws"), { recursive: true });
+    writeFileSync(
+      join(home, ".aws", "credentials"),
+      `[minio-test]\naws_access_key_id = ${m().accessKeyId}\naws_secret_access_key = ${m().secretAccessKey}\n`,
+    );
+    const viaProfile = await run([
+      "logs",
+      "--source",
+      ...s3Args(),
+      "--from",
+      "4h",
+      "--json",
+      "--profile",
+      "minio-test",
+    ]);
+    expect(viaProfile.code).toBe(0);
+    expect(ndjson(viaProfile.stdout)).toHaveLength(240);
+    const viaNames = await run(
+      [
+        "logs",
+        "--source",
+        ...s3Args(),
+        "--from",
+        "4h",
+        "--json",
+        "--access-key-env",
+        "MY_AK",
+        "--secret-key-env",
+        "MY_SK",
+      ],
+      {
+        MY_AK: m().accessKeyId,
+        MY_SK: m().secretAccessKey,
+      },
+    );
+    expect(viaNames.code).toBe(0);
+    expect(ndjson(viaNames.stdout)).toHaveLength(240);
+    expect(viaNames.stderr + viaProfile.stderr).not.toContain(m().secretAccessKey);
   });
 
   it("§5.6 storage failures exit 1 with a specific message and a doctor hint, never the secret", async () => {
