@@ -3,7 +3,12 @@ import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { findConfigFile, loadConfigFile, loadProjectConfig } from "../src/config/index.js";
+import {
+  findConfigFile,
+  loadConfigFile,
+  loadConfigFileSync,
+  loadProjectConfig,
+} from "../src/config/index.js";
 import { StowageError } from "../src/shared/errors.js";
 
 const dirs: string[] = [];
@@ -158,6 +163,23 @@ describe("§1 config files", () => {
     const { config, file } = await loadProjectConfig({ cwd: d, env: {} });
     expect(file).toBeUndefined();
     expect(config.destination).toEqual({ type: "local", path: join(d, ".stowage/store") });
+  });
+
+  it("§3.2 the synchronous loader (createLogger without arguments) reads TS and YAML alike", () => {
+    const d = dir({
+      "stowage.config.ts": `export default { service: "sync", level: "debug" as const };`,
+      "b.yaml": "service: ${SVC}\n",
+    });
+    expect(loadConfigFileSync(join(d, "stowage.config.ts"), { env: {} })).toMatchObject({
+      format: "ts",
+      origin: "code",
+      data: { service: "sync", level: "debug" },
+    });
+    expect(loadConfigFileSync(join(d, "b.yaml"), { env: { SVC: "y" } })).toMatchObject({
+      origin: "data",
+      data: { service: "y" },
+    });
+    expect(() => loadConfigFileSync(join(d, "b.yaml"), { env: {} })).toThrow(/SVC is not set/);
   });
 
   it("§1 a TypeScript config that fails to compile is a config error naming the file", async () => {

@@ -26,6 +26,7 @@ export {
   CONFIG_FILE_NAMES,
   findConfigFile,
   loadConfigFile,
+  loadConfigFileSync,
   type FoundConfigFile,
   type LoadedConfigFile,
 } from "./load-config.js";

@@ -4,11 +4,11 @@
  * interpolation). Parse errors carry line and column; source text is never
  * echoed (a config line may hold a secret).
  */
-import { existsSync } from "node:fs";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { readFile } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
-import { createRequire } from "node:module";
+import type { createJiti as CreateJiti } from "jiti";
 import { parseDocument } from "yaml";
 import { StowageError } from "../shared/errors.js";
 import { processEnv, type Env } from "./env.js";
@@ -96,6 +96,51 @@ async function importCode(path: string): Promise<unknown> {
   }
 }
 
+/** Synchronous variant for `createLogger()`: jiti's require path (no top-level await in the config). */
+function requireCode(path: string): unknown {
+  const { createJiti } = createRequire(import.meta.url)("jiti") as {
+    createJiti: typeof CreateJiti;
+  };
+  const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false });
+  try {
+    const mod = jiti(path) as { default?: unknown } | undefined;
+    return mod && typeof mod === "object" && "default" in mod ? mod.default : mod;
+  } catch (err) {
+    const first = String((err as Error)?.message ?? err).split("\n")[0];
+    throw new StowageError("config", `${path}: could not load the config module: ${first}`, {
+      cause: err,
+    });
+  }
+}
+
+function finish(
+  abs: string,
+  format: LoadedConfigFile["format"],
+  data: unknown,
+  env: Env,
+): LoadedConfigFile {
+  if (format === "ts" || format === "js") {
+    if (data === undefined || data === null || typeof data !== "object") {
+      throw new StowageError(
+        "config",
+        `${abs}: the module must \`export default defineConfig({...})\``,
+      );
+    }
+    return { path: abs, format, origin: "code", data };
+  }
+  return { path: abs, format, origin: "data", data: interpolateEnv(data ?? {}, env, abs) };
+}
+
+function locate(
+  path: string,
+  cwd: string | undefined,
+): { abs: string; format: LoadedConfigFile["format"] } {
+  const abs = resolve(cwd ?? process.cwd(), path);
+  const format = formatOf(abs);
+  if (!existsSync(abs)) throw new StowageError("config", `config file ${abs} does not exist`);
+  return { abs, format };
+}
+
 /**
  * Loads one config file. YAML/JSON strings get `${ENV}` interpolation from `env`.
  * @example const { data, origin } = await loadConfigFile("stowage.config.yaml", { env: process.env });
@@ -104,70 +149,26 @@ export async function loadConfigFile(
   path: string,
   options: { env?: Env; cwd?: string } = {},
 ): Promise<LoadedConfigFile> {
-  const abs = resolve(options.cwd ?? process.cwd(), path);
-  const format = formatOf(abs);
-  if (!existsSync(abs)) throw new StowageError("config", `config file ${abs} does not exist`);
-  if (format === "ts" || format === "js") {
-    const data = await importCode(abs);
-    if (data === undefined || data === null || typeof data !== "object") {
-      throw new StowageError(
-        "config",
-        `${abs}: the module must \`export default defineConfig({...})\``,
-      );
-    }
-    return { path: abs, format, origin: "code", data };
-  }
+  const { abs, format } = locate(path, options.cwd);
+  const env = options.env ?? processEnv();
+  if (format === "ts" || format === "js") return finish(abs, format, await importCode(abs), env);
   const text = await readFile(abs, "utf8");
-  const parsed = parseData(text, abs, format === "json" ? "JSON" : "YAML");
-  return {
-    path: abs,
-    format,
-    origin: "data",
-    data: interpolateEnv(parsed ?? {}, options.env ?? processEnv(), abs),
-  };
+  return finish(abs, format, parseData(text, abs, format === "json" ? "JSON" : "YAML"), env);
 }
 
 /**
- * Synchronous twin of `loadConfigFile`, for `createLogger()` (which must return a
- * logger at once): TypeScript/JavaScript through jiti's synchronous loader
- * (no top-level await in such a config), YAML/JSON read and parsed in place.
- * @example const { data } = loadConfigFileSync("stowage.config.ts");
+ * Synchronous loadConfigFile, for `createLogger()` which must not return a promise.
+ * TypeScript/JavaScript configs go through jiti's require path, so they cannot use
+ * top-level await.
+ * @example const { data } = loadConfigFileSync("stowage.config.ts", { env: process.env });
  */
 export function loadConfigFileSync(
   path: string,
   options: { env?: Env; cwd?: string } = {},
 ): LoadedConfigFile {
-  const abs = resolve(options.cwd ?? process.cwd(), path);
-  const format = formatOf(abs);
-  if (!existsSync(abs)) throw new StowageError("config", `config file ${abs} does not exist`);
-  if (format === "ts" || format === "js") {
-    let mod: unknown;
-    try {
-      const { createJiti } = createRequire(import.meta.url)("jiti") as typeof import("jiti");
-      mod = createJiti(import.meta.url, { fsCache: false, moduleCache: false })(abs);
-    } catch (err) {
-      const first = String((err as Error)?.message ?? err).split("\n")[0];
-      throw new StowageError("config", `${abs}: could not load the config module: ${first}`, {
-        cause: err,
-      });
-    }
-    const data =
-      mod && typeof mod === "object" && "default" in mod
-        ? (mod as { default: unknown }).default
-        : mod;
-    if (data === undefined || data === null || typeof data !== "object") {
-      throw new StowageError(
-        "config",
-        `${abs}: the module must \`export default defineConfig({...})\``,
-      );
-    }
-    return { path: abs, format, origin: "code", data };
-  }
-  const parsed = parseData(readFileSync(abs, "utf8"), abs, format === "json" ? "JSON" : "YAML");
-  return {
-    path: abs,
-    format,
-    origin: "data",
-    data: interpolateEnv(parsed ?? {}, options.env ?? processEnv(), abs),
-  };
+  const { abs, format } = locate(path, options.cwd);
+  const env = options.env ?? processEnv();
+  if (format === "ts" || format === "js") return finish(abs, format, requireCode(abs), env);
+  const text = readFileSync(abs, "utf8");
+  return finish(abs, format, parseData(text, abs, format === "json" ? "JSON" : "YAML"), env);
 }
