@@ -122,7 +122,7 @@ function chooseDestination(
       );
     }
     if (d.type === "local")
-      return { destination: finishLocalDestination(d.path, cwd), delivery: undefined };
+      return { destination: finishLocalDestination(d.path, cwd), delivery: d.delivery };
     const { type: _t, delivery, ...block } = d;
     return { destination: finishS3Destination(block, "destination", opts), delivery };
   }

@@ -71,7 +71,11 @@ const localSchema = z.strictObject({
 /** The export form of `destination`, as the logger takes it (an S3 one may carry `delivery`). */
 export const loggerDestinationObjectSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("s3"), ...s3Fields, delivery: deliverySchema.optional() }),
-  z.strictObject({ type: z.literal("local"), path: z.string().min(1) }),
+  z.strictObject({
+    type: z.literal("local"),
+    path: z.string().min(1),
+    delivery: deliverySchema.optional(),
+  }),
 ]);
 
 export const loggerConfigSchema = z.strictObject({
