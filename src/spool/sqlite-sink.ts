@@ -146,14 +146,16 @@ export class SqliteSink implements Sink {
   async flush(timeoutMs: number | undefined): Promise<{ result: DestinationResult; timedOut: boolean }> {
     if (this.s.closed) return { result: this.result(), timedOut: false };
     this.post();
-    const timedOut = !(await this.s.wait(this.drain(), timeoutMs));
+    const deadline = timeoutMs === undefined || !Number.isFinite(timeoutMs) ? Infinity : Date.now() + timeoutMs;
+    const timedOut = !(await this.s.wait(this.drain(deadline), timeoutMs));
     return { result: this.result(), timedOut };
   }
 
   /** Sync rounds until nothing this logger holds is pending, dispatch is paused, or the spool died. */
-  private async drain(): Promise<void> {
+  private async drain(deadline: number): Promise<void> {
     for (;;) {
-      if (this.s.dead || !this.host.alive) return;
+      // After a timeout the loop must end too: a sync request keeps the worker (and the process) alive.
+      if (this.s.dead || !this.host.alive || this.s.closing || Date.now() > deadline) return;
       const id = this.s.nextSyncId();
       const answer = this.s.awaitSync(id);
       this.host.request({ t: "sync", id });

@@ -28,7 +28,8 @@ export class WorkerLoop {
   private inbox: RecordsMessage[] = [];
   private outcomes: BatchOutcome[] = [];
   private seals: (SealedRecords & { owner: RecordOwner })[] = [];
-  private readonly queue: string[] = [];
+  /** Sealed here, leased by this spool, not yet handed out (ids; bodies stay on disk). */
+  private readonly queue: { id: string; records: number }[] = [];
   private readonly cache = new Map<string, SpoolBatchInput>();
   private readonly sent = new Set<string>();
   private claimDue = true;
@@ -96,11 +97,11 @@ export class WorkerLoop {
     try {
       this.commit();
       this.sealPending();
+      this.pump();
     } catch (err) {
       if (!isBusyError(err)) throw err;
-      this.kick(BUSY_RETRY_MS); // nothing was lost: inbox, outcomes and seals are still queued
+      this.kick(BUSY_RETRY_MS); // nothing was lost: inbox, outcomes, seals and the queue are intact
     }
-    this.pump();
   }
 
   private commit(): void {
@@ -136,7 +137,7 @@ export class WorkerLoop {
       this.seals.shift();
       if (res.kept.length < s.ids.length) this.post({ t: "transferred", records: s.ids.length - res.kept.length });
       if (!res.inserted || !built) continue;
-      this.queue.push(built.id);
+      this.queue.push({ id: built.id, records: built.records });
       if (built === full && this.cache.size < this.cfg.window) this.cache.set(built.id, full);
     }
     this.post({ t: "bytes", bytes: this.spool.bytes() });
@@ -155,10 +156,14 @@ export class WorkerLoop {
   /** Hands batches to the main thread up to the window: own/adopted first, then backlog claims. */
   private pump(): void {
     while (this.sent.size < this.cfg.window && this.queue.length > 0) {
-      const id = this.queue.shift()!;
+      const { id, records } = this.queue[0]!;
       const b = this.cache.get(id) ?? this.spool.load(id);
+      this.queue.shift();
       this.cache.delete(id);
-      if (!b) continue; // lease lost during a long stall: another owner delivers it
+      if (!b) {
+        this.post({ t: "transferred", records }); // lease lost during a long stall: another owner delivers it
+        continue;
+      }
       this.sent.add(id);
       this.post({ t: "batch", batch: wire(b), backlog: false });
     }
@@ -173,16 +178,21 @@ export class WorkerLoop {
   /** Heartbeat: renew, adopt dead owners' records (sweep orphans at start), recover, claim. */
   private tick(first: boolean): void {
     if (this.stopped) return;
-    this.spool.renew();
-    if (!this.recovering) {
-      const n = this.spool.adopt({ sweep: first });
-      if (n > 0) {
-        this.post({ t: "adopted", records: n });
-        void this.recover();
+    try {
+      this.spool.renew();
+      if (!this.recovering) {
+        const n = this.spool.adopt({ sweep: first });
+        if (n > 0) {
+          this.post({ t: "adopted", records: n });
+          void this.recover();
+        }
       }
+      this.claimDue = true;
+      this.pump();
+    } catch (err) {
+      if (!isBusyError(err)) throw err; // another process held the lock for the whole busy timeout: next tick
+      if (first) setTimeout(() => this.guard(() => this.tick(true)), BUSY_RETRY_MS).unref();
     }
-    this.claimDue = true;
-    this.pump();
   }
 
   /** Re-seals adopted records in pages, yielding between pages so live commits interleave. */
