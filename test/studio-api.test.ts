@@ -25,9 +25,18 @@ interface Reply {
 function call(
   studio: StudioHandle,
   path: string,
-  o: { method?: string; token?: string | null; host?: string; origin?: string; headers?: Record<string, string>; body?: unknown; bodyType?: string } = {},
+  o: {
+    method?: string;
+    token?: string | null;
+    host?: string;
+    origin?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    bodyType?: string;
+  } = {},
 ): Promise<Reply> {
-  const body = o.body === undefined ? undefined : typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+  const body =
+    o.body === undefined ? undefined : typeof o.body === "string" ? o.body : JSON.stringify(o.body);
   const headers: Record<string, string> = {
     host: o.host ?? `127.0.0.1:${studio.port}`,
     ...(o.token === null ? {} : { authorization: `Bearer ${o.token ?? studio.token}` }),
@@ -36,20 +45,29 @@ function call(
     ...o.headers,
   };
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: studio.port, path, method: o.method ?? (body ? "POST" : "GET"), headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, text, json, headers: res.headers });
-      });
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: studio.port,
+        path,
+        method: o.method ?? (body ? "POST" : "GET"),
+        headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, text, json, headers: res.headers });
+        });
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -67,14 +85,27 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "studio-api-"));
   ({ projectDir } = writeProject(root));
   store = join(root, "store");
-  const logger = createLogger({ console: false, level: "trace", destination: "local", local: { path: store } });
-  const records = [...sampleWorkload(now - 2 * HOUR, now - 60_000, 900, projectDir), ...markerRecords(now - 30 * 60_000, 100_000)];
+  const logger = createLogger({
+    console: false,
+    level: "trace",
+    destination: "local",
+    local: { path: store },
+  });
+  const records = [
+    ...sampleWorkload(now - 2 * HOUR, now - 60_000, 900, projectDir),
+    ...markerRecords(now - 30 * 60_000, 100_000),
+  ];
   for (const r of records) await logger.write(r as never);
   expect((await logger.close()).ok).toBe(true);
   written = records.length;
   mkdirSync(join(projectDir, "big"), { recursive: true });
   writeFileSync(join(projectDir, "big/huge.ts"), "// x\n".repeat(300_000));
-  studio = await startStudio({ source: { url: `file://${store}` }, projectDir, port: 0, limits: { records: 400 } });
+  studio = await startStudio({
+    source: { url: `file://${store}` },
+    projectDir,
+    port: 0,
+    limits: { records: 400 },
+  });
 });
 
 afterAll(async () => {
@@ -89,40 +120,77 @@ describe("Studio API guards (§5.4 security)", () => {
   });
 
   it("§5.4 a missing or wrong token is refused with 401 on every route", async () => {
-    for (const [path, method] of [["/api/info", "GET"], ["/api/load", "POST"], ["/api/more", "POST"], ["/api/source-context?caller=src/cache.ts:14", "GET"]] as const) {
-      const missing = await call(studio, path, { method, token: null, ...(method === "POST" ? { body: { from: now - HOUR, to: now } } : {}) });
+    for (const [path, method] of [
+      ["/api/info", "GET"],
+      ["/api/load", "POST"],
+      ["/api/more", "POST"],
+      ["/api/source-context?caller=src/cache.ts:14", "GET"],
+    ] as const) {
+      const missing = await call(studio, path, {
+        method,
+        token: null,
+        ...(method === "POST" ? { body: { from: now - HOUR, to: now } } : {}),
+      });
       expect(missing.status, `${method} ${path}`).toBe(401);
       expect(missing.json.error.category).toBe("token");
-      const wrong = await call(studio, path, { method, token: "0".repeat(32), ...(method === "POST" ? { body: {} } : {}) });
+      const wrong = await call(studio, path, {
+        method,
+        token: "0".repeat(32),
+        ...(method === "POST" ? { body: {} } : {}),
+      });
       expect(wrong.status, `${method} ${path}`).toBe(401);
     }
-    const viaHeader = await call(studio, "/api/info", { token: null, headers: { "x-stowage-token": studio.token } });
+    const viaHeader = await call(studio, "/api/info", {
+      token: null,
+      headers: { "x-stowage-token": studio.token },
+    });
     expect(viaHeader.status).toBe(200);
     expect((await call(studio, "/api/info")).status).toBe(200);
   });
 
   it("§5.4 a foreign Host header is refused (DNS rebinding), for the API and the page", async () => {
-    for (const host of [`evil.example:${studio.port}`, `127.0.0.1.evil.example:${studio.port}`, "127.0.0.1:1"]) {
+    for (const host of [
+      `evil.example:${studio.port}`,
+      `127.0.0.1.evil.example:${studio.port}`,
+      "127.0.0.1:1",
+    ]) {
       const api = await call(studio, "/api/info", { host });
       expect(api.status, host).toBe(403);
       expect(api.json.error.category).toBe("host");
       expect((await call(studio, "/", { host, token: null })).status, host).toBe(403);
     }
-    expect((await call(studio, "/api/info", { host: `localhost:${studio.port}` })).status).toBe(200);
+    expect((await call(studio, "/api/info", { host: `localhost:${studio.port}` })).status).toBe(
+      200,
+    );
   });
 
   it("§5.4 a foreign Origin on a state-changing call is refused; the page's own origin is accepted", async () => {
     const body = { from: now - HOUR, to: now };
-    for (const origin of ["http://evil.example", `http://127.0.0.1:${studio.port + 1}`, "null", `https://127.0.0.1:${studio.port}`]) {
+    for (const origin of [
+      "http://evil.example",
+      `http://127.0.0.1:${studio.port + 1}`,
+      "null",
+      `https://127.0.0.1:${studio.port}`,
+    ]) {
       const r = await call(studio, "/api/load", { body, origin });
       expect(r.status, origin).toBe(403);
       expect(r.json.error.category).toBe("origin");
     }
-    const crossSite = await call(studio, "/api/load", { body, headers: { "sec-fetch-site": "cross-site" } });
+    const crossSite = await call(studio, "/api/load", {
+      body,
+      headers: { "sec-fetch-site": "cross-site" },
+    });
     expect(crossSite.status).toBe(403);
-    const plain = await call(studio, "/api/load", { body: JSON.stringify(body), bodyType: "text/plain", origin: `http://127.0.0.1:${studio.port}` });
+    const plain = await call(studio, "/api/load", {
+      body: JSON.stringify(body),
+      bodyType: "text/plain",
+      origin: `http://127.0.0.1:${studio.port}`,
+    });
     expect(plain.status).toBe(415);
-    const own = await call(studio, "/api/load", { body, origin: `http://127.0.0.1:${studio.port}` });
+    const own = await call(studio, "/api/load", {
+      body,
+      origin: `http://127.0.0.1:${studio.port}`,
+    });
     expect(own.status).toBe(200);
   });
 
@@ -132,7 +200,9 @@ describe("Studio API guards (§5.4 security)", () => {
     expect(r.json.error.category).toBe("range");
     expect(r.json.error.message).toMatch(/8\.0 days.*at most 7 days/);
     expect(r.json.error.hint).toMatch(/narrow/);
-    const exactly7 = await call(studio, "/api/load", { body: { from: now - 7 * 24 * HOUR, to: now } });
+    const exactly7 = await call(studio, "/api/load", {
+      body: { from: now - 7 * 24 * HOUR, to: now },
+    });
     expect(exactly7.status).toBe(200);
     const empty = await call(studio, "/api/load", { body: { from: now, to: now - 1 } });
     expect(empty.status).toBe(400);
@@ -140,7 +210,12 @@ describe("Studio API guards (§5.4 security)", () => {
 
   it("§5.4 /api/info describes the source and limits, never raw configuration", async () => {
     const r = await call(studio, "/api/info");
-    expect(r.json).toMatchObject({ app: "stowage-studio", source: `file://${store}`, project: { attached: true }, limits: { records: 400, maxGrants: 5 } });
+    expect(r.json).toMatchObject({
+      app: "stowage-studio",
+      source: `file://${store}`,
+      project: { attached: true },
+      limits: { records: 400, maxGrants: 5 },
+    });
     expect(r.headers["cache-control"]).toBe("no-store");
     expect(r.headers["referrer-policy"]).toBe("no-referrer");
   });
@@ -170,8 +245,10 @@ describe("Studio API loads (§5.2, §5.3)", () => {
   });
 
   it("§5.3 a stale load id is refused so a page never mixes two sessions", async () => {
-    const a = (await call(studio, "/api/load", { body: { from: now - HOUR, to: now } })).json as LoadResponse;
-    const b = (await call(studio, "/api/load", { body: { from: now - HOUR, to: now } })).json as LoadResponse;
+    const a = (await call(studio, "/api/load", { body: { from: now - HOUR, to: now } }))
+      .json as LoadResponse;
+    const b = (await call(studio, "/api/load", { body: { from: now - HOUR, to: now } }))
+      .json as LoadResponse;
     expect(b.loadId).not.toBe(a.loadId);
     const stale = await call(studio, "/api/more", { body: { loadId: a.loadId } });
     expect(stale.status).toBe(409);
@@ -180,7 +257,8 @@ describe("Studio API loads (§5.2, §5.3)", () => {
 });
 
 describe("Studio source context (§5.4)", () => {
-  const ctx = async (q: string): Promise<SourceContextResponse> => (await call(studio, `/api/source-context?${q}`)).json as SourceContextResponse;
+  const ctx = async (q: string): Promise<SourceContextResponse> =>
+    (await call(studio, `/api/source-context?${q}`)).json as SourceContextResponse;
 
   it("§5.4 an in-project caller returns ±12 lines around the line", async () => {
     const r = await ctx(`caller=${encodeURIComponent(`src/routes/orders.ts:${LINES.ordersBug}`)}`);
@@ -238,20 +316,42 @@ describe("Studio storage errors and ports", () => {
     const m = minio();
     const secret = "WrongSecret" + "x".repeat(29);
     const cases = [
-      { url: `s3://${m.bucket}/${uniquePrefix("studio-auth")}`, creds: { accessKeyId: m.accessKeyId, secretAccessKey: secret }, category: "auth" },
-      { url: `s3://no-such-bucket-${Date.now()}/x`, creds: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey }, category: "bucket-not-found" },
+      {
+        url: `s3://${m.bucket}/${uniquePrefix("studio-auth")}`,
+        creds: { accessKeyId: m.accessKeyId, secretAccessKey: secret },
+        category: "auth",
+      },
+      {
+        url: `s3://no-such-bucket-${Date.now()}/x`,
+        creds: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+        category: "bucket-not-found",
+      },
     ];
     for (const c of cases) {
-      const s = await startStudio({ source: { url: c.url, options: { endpoint: m.endpoint, region: m.region, forcePathStyle: true, credentials: c.creds, retryBackoffMs: 1 } }, port: 0 });
+      const s = await startStudio({
+        source: {
+          url: c.url,
+          options: {
+            endpoint: m.endpoint,
+            region: m.region,
+            forcePathStyle: true,
+            credentials: c.creds,
+            retryBackoffMs: 1,
+          },
+        },
+        port: 0,
+      });
       try {
         const r = await call(s, "/api/load", { body: { from: now - HOUR, to: now } });
         expect(r.status, c.category).toBe(502);
         expect(r.json.error.category).toBe(c.category);
         expect(r.json.error.hint).toContain("stowage doctor");
-        for (const v of [c.creds.secretAccessKey, c.creds.accessKeyId]) expect(r.text).not.toContain(v);
+        for (const v of [c.creds.secretAccessKey, c.creds.accessKeyId])
+          expect(r.text).not.toContain(v);
         const info = await call(s, "/api/info");
         expect(info.json.source).toBe(c.url);
-        for (const v of [c.creds.secretAccessKey, c.creds.accessKeyId, m.endpoint]) expect(info.text).not.toContain(v);
+        for (const v of [c.creds.secretAccessKey, c.creds.accessKeyId, m.endpoint])
+          expect(info.text).not.toContain(v);
       } finally {
         await s.close();
       }
@@ -259,10 +359,14 @@ describe("Studio storage errors and ports", () => {
   });
 
   it("§5.4 a port held by a Studio for the same source says so; held by anything else is refused", async () => {
-    await expect(startStudio({ source: { url: `file://${store}` }, port: studio.port })).rejects.toThrow(/a Studio for file:\/\/.* is already running at http:\/\/127\.0\.0\.1/);
+    await expect(
+      startStudio({ source: { url: `file://${store}` }, port: studio.port }),
+    ).rejects.toThrow(/a Studio for file:\/\/.* is already running at http:\/\/127\.0\.0\.1/);
     const other = mkdtempSync(join(tmpdir(), "studio-other-"));
     try {
-      await expect(startStudio({ source: { url: `file://${other}` }, port: studio.port })).rejects.toThrow(/already in use by a Studio for another source/);
+      await expect(
+        startStudio({ source: { url: `file://${other}` }, port: studio.port }),
+      ).rejects.toThrow(/already in use by a Studio for another source/);
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
@@ -278,8 +382,15 @@ describe("Studio storage errors and ports", () => {
       const page = await call(s, "/", { token: null });
       expect(page.status).toBe(200);
       expect(String(page.headers["content-security-policy"])).toContain("default-src 'self'");
-      expect((await call(s, "/assets/app.js", { token: null })).headers["content-type"]).toMatch(/javascript/);
-      for (const p of ["/assets/../../store", "/assets/%2e%2e/%2e%2e/package.json", "/package.json", "/assets/%E0%A4%A"]) {
+      expect((await call(s, "/assets/app.js", { token: null })).headers["content-type"]).toMatch(
+        /javascript/,
+      );
+      for (const p of [
+        "/assets/../../store",
+        "/assets/%2e%2e/%2e%2e/package.json",
+        "/package.json",
+        "/assets/%E0%A4%A",
+      ]) {
         expect((await call(s, p, { token: null })).status, p).toBe(404);
       }
     } finally {

@@ -78,7 +78,8 @@ export interface ApiError {
   error: { category: ApiErrorCategory; message: string; hint?: string };
 }
 
-export type SourceContextReason = "no-project" | "outside-project" | "not-found" | "not-source" | "too-large" | "no-caller";
+export type SourceContextReason =
+  "no-project" | "outside-project" | "not-found" | "not-source" | "too-large" | "no-caller";
 
 /** GET /api/source-context?caller=path:line (or &stack=…). */
 export type SourceContextResponse =

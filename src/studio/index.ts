@@ -65,7 +65,9 @@ function isSource(s: Source | StudioSourceSpec): s is Source {
 function secretsOf(spec: StudioSourceSpec): string[] {
   const creds = spec.options?.credentials;
   if (!creds || typeof creds !== "object") return [];
-  return [creds.accessKeyId, creds.secretAccessKey, creds.sessionToken].filter((v): v is string => typeof v === "string");
+  return [creds.accessKeyId, creds.secretAccessKey, creds.sessionToken].filter(
+    (v): v is string => typeof v === "string",
+  );
 }
 
 /**
@@ -95,13 +97,23 @@ export async function startStudio(options: StudioOptions): Promise<StudioHandle>
       projectDir = await realpath(options.projectDir);
     } catch {
       if (ownsSource) source.close();
-      throw new StowageError("usage", `the project directory ${options.projectDir} does not exist`, { hint: "pass an existing directory, or omit it" });
+      throw new StowageError(
+        "usage",
+        `the project directory ${options.projectDir} does not exist`,
+        { hint: "pass an existing directory, or omit it" },
+      );
     }
   }
   const token = randomHex(32);
-  const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
+  const version = (createRequire(import.meta.url)("../../package.json") as { version: string })
+    .version;
   const server = createStudioServer({
-    source, projectDir, token, host, version, secrets,
+    source,
+    projectDir,
+    token,
+    host,
+    version,
+    secrets,
     limits,
     assetsDir: options.assetsDir ?? defaultAssetsDir(),
     doctorCommand: options.doctorCommand ?? "stowage doctor",
@@ -123,12 +135,20 @@ export async function startStudio(options: StudioOptions): Promise<StudioHandle>
   const port = typeof addr === "object" && addr ? addr.port : wantedPort;
   const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
   const base = `http://${urlHost}:${port}/`;
-  const release = writePortHolder(port, { pid: process.pid, sourceId: sourceFingerprint(source.description), url: base });
+  const release = writePortHolder(port, {
+    pid: process.pid,
+    sourceId: sourceFingerprint(source.description),
+    url: base,
+  });
   const url = `${base}?token=${token}`;
   const opened = options.open ? await openBrowser(url) : false;
   let closing: Promise<void> | null = null;
   return {
-    url, port, token, opened, source: source.description,
+    url,
+    port,
+    token,
+    opened,
+    source: source.description,
     close() {
       closing ??= new Promise<void>((resolve) => {
         release();
@@ -146,20 +166,32 @@ function portError(err: unknown, host: string, port: number, description: string
   if (e.code === "EADDRINUSE") {
     const holder = readPortHolder(port);
     if (holder && holder.sourceId === sourceFingerprint(description)) {
-      return new StowageError("usage", `a Studio for ${description} is already running at ${holder.url}`, {
-        hint: `open the URL (with its ?token=…) printed by that Studio, stop it (pid ${holder.pid}), or choose another port with --port`,
-      });
+      return new StowageError(
+        "usage",
+        `a Studio for ${description} is already running at ${holder.url}`,
+        {
+          hint: `open the URL (with its ?token=…) printed by that Studio, stop it (pid ${holder.pid}), or choose another port with --port`,
+        },
+      );
     }
-    const who = holder ? `a Studio for another source (pid ${holder.pid}, ${holder.url})` : "another program";
+    const who = holder
+      ? `a Studio for another source (pid ${holder.pid}, ${holder.url})`
+      : "another program";
     return new StowageError("usage", `port ${port} on ${host} is already in use by ${who}`, {
       hint: "choose another port with --port N (or --port 0 for any free port)",
     });
   }
   if (e.code === "EACCES") {
-    return new StowageError("usage", `not allowed to listen on ${host}:${port}`, { hint: "choose a port above 1024 with --port" });
+    return new StowageError("usage", `not allowed to listen on ${host}:${port}`, {
+      hint: "choose a port above 1024 with --port",
+    });
   }
   if (e.code === "EADDRNOTAVAIL") {
-    return new StowageError("usage", `cannot listen on ${host}: no such local address`, { hint: "use --host 127.0.0.1 (the default)" });
+    return new StowageError("usage", `cannot listen on ${host}: no such local address`, {
+      hint: "use --host 127.0.0.1 (the default)",
+    });
   }
-  return new StowageError("internal", `Studio could not start its server: ${e.message}`, { cause: err });
+  return new StowageError("internal", `Studio could not start its server: ${e.message}`, {
+    cause: err,
+  });
 }

@@ -32,9 +32,12 @@ interface Current {
 }
 
 function parseTime(value: unknown, name: string): number {
-  const ms = typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : NaN;
+  const ms =
+    typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : NaN;
   if (!Number.isFinite(ms)) {
-    throw new Refusal(apiError(400, "range", `\`${name}\` must be an ISO-8601 time or epoch milliseconds`));
+    throw new Refusal(
+      apiError(400, "range", `\`${name}\` must be an ISO-8601 time or epoch milliseconds`),
+    );
   }
   return ms;
 }
@@ -43,11 +46,18 @@ function parseTime(value: unknown, name: string): number {
 export function checkRange(fromIn: unknown, toIn: unknown): { from: number; to: number } {
   const from = parseTime(fromIn, "from");
   const to = parseTime(toIn, "to");
-  if (to <= from) throw new Refusal(apiError(400, "range", "the range is empty: `to` must be after `from`"));
+  if (to <= from)
+    throw new Refusal(apiError(400, "range", "the range is empty: `to` must be after `from`"));
   if (to - from > MAX_RANGE_MS) {
     const days = ((to - from) / (24 * HOUR)).toFixed(1);
-    throw new Refusal(apiError(400, "range", `the range covers ${days} days; one load covers at most 7 days`,
-      "narrow the range; for longer spans query the hour folders with DuckDB or Athena (docs/reader.md)"));
+    throw new Refusal(
+      apiError(
+        400,
+        "range",
+        `the range covers ${days} days; one load covers at most 7 days`,
+        "narrow the range; for longer spans query the hour folders with DuckDB or Athena (docs/reader.md)",
+      ),
+    );
   }
   return { from, to };
 }
@@ -70,8 +80,15 @@ function sum(a: ReadStats, b: ReadStats): ReadStats {
 }
 
 function usage(before: ReadStats | null, after: ReadStats): GrantUsage {
-  const d = (k: keyof GrantUsage) => (after[k] as number) - ((before?.[k] as number | undefined) ?? 0);
-  return { listRequests: d("listRequests"), getRequests: d("getRequests"), downloadedBytes: d("downloadedBytes"), decodedBytes: d("decodedBytes"), records: d("records") };
+  const d = (k: keyof GrantUsage) =>
+    (after[k] as number) - ((before?.[k] as number | undefined) ?? 0);
+  return {
+    listRequests: d("listRequests"),
+    getRequests: d("getRequests"),
+    downloadedBytes: d("downloadedBytes"),
+    decodedBytes: d("decodedBytes"),
+    records: d("records"),
+  };
 }
 
 export class LoadController {
@@ -115,7 +132,14 @@ export class LoadController {
   async refresh(loadId: unknown): Promise<LoadResponse> {
     const current = this.currentFor(loadId);
     if (!current.session.stats.complete) {
-      throw new Refusal(apiError(409, "allowance", "the range is not fully loaded yet", "choose Load more first; auto-refresh starts once the range is complete"));
+      throw new Refusal(
+        apiError(
+          409,
+          "allowance",
+          "the range is not fully loaded yet",
+          "choose Load more first; auto-refresh starts once the range is complete",
+        ),
+      );
     }
     this.checkGrants(current);
     return this.exclusive(async () => {
@@ -134,9 +158,12 @@ export class LoadController {
 
   private currentFor(loadId: unknown): Current {
     const current = this.current;
-    if (!current) throw new Refusal(apiError(409, "stale", "nothing is loaded yet", "choose Load logs first"));
+    if (!current)
+      throw new Refusal(apiError(409, "stale", "nothing is loaded yet", "choose Load logs first"));
     if (loadId !== current.id) {
-      throw new Refusal(apiError(409, "stale", "this page shows an older load", "choose Load logs again"));
+      throw new Refusal(
+        apiError(409, "stale", "this page shows an older load", "choose Load logs again"),
+      );
     }
     return current;
   }
@@ -144,34 +171,61 @@ export class LoadController {
   private checkGrants(current: Current): void {
     const used = this.totals(current).grantsUsed;
     if (used >= this.limits.maxGrants) {
-      throw new Refusal(apiError(409, "allowance", `all ${this.limits.maxGrants} grants of this session are used`,
-        "choose Load logs to start a new session, or narrow the range"));
+      throw new Refusal(
+        apiError(
+          409,
+          "allowance",
+          `all ${this.limits.maxGrants} grants of this session are used`,
+          "choose Load logs to start a new session, or narrow the range",
+        ),
+      );
     }
   }
 
   private totals(current: Current): ReadStats {
-    return current.refreshes.reduce(sum, { ...current.session.stats, maxGrants: this.limits.maxGrants });
+    return current.refreshes.reduce(sum, {
+      ...current.session.stats,
+      maxGrants: this.limits.maxGrants,
+    });
   }
 
   private response(
-    current: Current, kind: LoadResponse["kind"], records: LoadResponse["records"],
-    before: ReadStats | null, after: ReadStats,
-    result: { partial: boolean; complete: boolean; skipped: LoadResponse["skipped"]; lastError?: string | undefined; notice?: string | undefined },
+    current: Current,
+    kind: LoadResponse["kind"],
+    records: LoadResponse["records"],
+    before: ReadStats | null,
+    after: ReadStats,
+    result: {
+      partial: boolean;
+      complete: boolean;
+      skipped: LoadResponse["skipped"];
+      lastError?: string | undefined;
+      notice?: string | undefined;
+    },
   ): LoadResponse {
     const stats = this.totals(current);
     return {
-      loadId: current.id, kind, from: current.from, to: current.to, records, stats,
+      loadId: current.id,
+      kind,
+      from: current.from,
+      to: current.to,
+      records,
+      stats,
       lastGrant: usage(before, after),
       partial: kind === "refresh" ? result.partial : stats.partial,
       complete: kind === "refresh" ? result.complete : stats.complete,
-      stoppedBy: after.stoppedBy, skipped: result.skipped,
+      stoppedBy: after.stoppedBy,
+      skipped: result.skipped,
       ...(result.lastError ? { lastError: result.lastError } : {}),
       ...(result.notice ? { notice: result.notice } : {}),
     };
   }
 
   private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.busy) throw new Refusal(apiError(409, "busy", "a load is already running", "wait for it to finish"));
+    if (this.busy)
+      throw new Refusal(
+        apiError(409, "busy", "a load is already running", "wait for it to finish"),
+      );
     this.busy = true;
     try {
       return await fn();

@@ -17,7 +17,8 @@ export interface GuardFailure {
 /** Host header values this server answers to: loopback names and the bound host, each with the port. */
 export function allowedHosts(boundHost: string, port: number): Set<string> {
   const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
-  const bound = boundHost.includes(":") && !boundHost.startsWith("[") ? `[${boundHost}]` : boundHost;
+  const bound =
+    boundHost.includes(":") && !boundHost.startsWith("[") ? `[${boundHost}]` : boundHost;
   if (bound !== "0.0.0.0" && bound !== "[::]") hosts.add(`${bound.toLowerCase()}:${port}`);
   return hosts;
 }
@@ -52,10 +53,18 @@ export function checkOrigin(req: IncomingMessage, hosts: Set<string>): GuardFail
     if (url.protocol !== "http:") throw new Error("not http");
     host = url.host.toLowerCase();
   } catch {
-    return { status: 403, category: "origin", message: `the request origin "${origin.slice(0, 80)}" is refused` };
+    return {
+      status: 403,
+      category: "origin",
+      message: `the request origin "${origin.slice(0, 80)}" is refused`,
+    };
   }
   if (hosts.has(host)) return null;
-  return { status: 403, category: "origin", message: `the request origin "${origin.slice(0, 80)}" is refused` };
+  return {
+    status: 403,
+    category: "origin",
+    message: `the request origin "${origin.slice(0, 80)}" is refused`,
+  };
 }
 
 /** The token comes as `Authorization: Bearer <token>` or `x-stowage-token: <token>`. */
@@ -63,13 +72,17 @@ export function checkToken(req: IncomingMessage, token: string): GuardFailure | 
   const auth = req.headers.authorization;
   const header = req.headers["x-stowage-token"];
   let given: string | undefined;
-  if (typeof auth === "string" && /^Bearer\s+/i.test(auth)) given = auth.replace(/^Bearer\s+/i, "").trim();
+  if (typeof auth === "string" && /^Bearer\s+/i.test(auth))
+    given = auth.replace(/^Bearer\s+/i, "").trim();
   else if (typeof header === "string") given = header.trim();
   if (given !== undefined && safeEqual(given, token)) return null;
   return {
     status: 401,
     category: "token",
-    message: given === undefined ? "this request carries no Studio session token" : "the Studio session token is wrong",
+    message:
+      given === undefined
+        ? "this request carries no Studio session token"
+        : "the Studio session token is wrong",
     hint: "open the URL printed by `stowage studio` (it carries the token); a restarted Studio has a new token",
   };
 }

@@ -51,7 +51,10 @@ export function createStudioServer(options: StudioServerOptions): Server {
     return typeof addr === "object" && addr ? addr.port : 0;
   }
 
-  function sendJson(res: ServerResponse, value: MappedError | { status: number; body: unknown }): void {
+  function sendJson(
+    res: ServerResponse,
+    value: MappedError | { status: number; body: unknown },
+  ): void {
     let text = JSON.stringify(value.body);
     for (const s of secrets) if (text.includes(s)) text = text.split(s).join("[REDACTED]");
     res.writeHead(value.status, {
@@ -63,7 +66,10 @@ export function createStudioServer(options: StudioServerOptions): Server {
     res.end(text);
   }
 
-  function fail(res: ServerResponse, f: { status: number; category: ApiError["error"]["category"]; message: string; hint?: string }): void {
+  function fail(
+    res: ServerResponse,
+    f: { status: number; category: ApiError["error"]["category"]; message: string; hint?: string },
+  ): void {
     sendJson(res, apiError(f.status, f.category, f.message, f.hint));
   }
 
@@ -76,7 +82,11 @@ export function createStudioServer(options: StudioServerOptions): Server {
       if (req.method === "GET" || req.method === "HEAD") {
         if (await serveAsset(options.assetsDir, url.pathname, res, { ...SECURITY_HEADERS })) return;
       }
-      return fail(res, { status: 404, category: "not-found", message: `nothing at ${url.pathname.slice(0, 80)}` });
+      return fail(res, {
+        status: 404,
+        category: "not-found",
+        message: `nothing at ${url.pathname.slice(0, 80)}`,
+      });
     }
     const guard = checkOrigin(req, hosts) ?? checkToken(req, options.token);
     if (guard) return fail(res, guard);
@@ -90,7 +100,10 @@ export function createStudioServer(options: StudioServerOptions): Server {
             status: 200,
             body: await readSourceContext(
               { projectDir: options.projectDir },
-              { caller: url.searchParams.get("caller") ?? undefined, stack: url.searchParams.get("stack") ?? undefined },
+              {
+                caller: url.searchParams.get("caller") ?? undefined,
+                stack: url.searchParams.get("stack") ?? undefined,
+              },
             ),
           });
         case "POST /api/load": {
@@ -98,15 +111,28 @@ export function createStudioServer(options: StudioServerOptions): Server {
           return sendJson(res, { status: 200, body: await controller.load(body.from, body.to) });
         }
         case "POST /api/more":
-          return sendJson(res, { status: 200, body: await controller.more((await readJson(req)).loadId) });
+          return sendJson(res, {
+            status: 200,
+            body: await controller.more((await readJson(req)).loadId),
+          });
         case "POST /api/refresh":
-          return sendJson(res, { status: 200, body: await controller.refresh((await readJson(req)).loadId) });
+          return sendJson(res, {
+            status: 200,
+            body: await controller.refresh((await readJson(req)).loadId),
+          });
         default:
-          return fail(res, { status: 404, category: "not-found", message: `no API route ${route.slice(0, 80)}` });
+          return fail(res, {
+            status: 404,
+            category: "not-found",
+            message: `no API route ${route.slice(0, 80)}`,
+          });
       }
     } catch (err) {
       if (err instanceof Refusal) return sendJson(res, err.mapped);
-      const mapped = mapLoadError(err, { source: options.source.description, doctorCommand: options.doctorCommand });
+      const mapped = mapLoadError(err, {
+        source: options.source.description,
+        doctorCommand: options.doctorCommand,
+      });
       if (mapped.status === 502 && mapped.body.error.category === "storage") options.onError?.(err);
       return sendJson(res, mapped);
     }
@@ -118,7 +144,9 @@ export function createStudioServer(options: StudioServerOptions): Server {
       app: "stowage-studio",
       version: options.version,
       source: options.source.description,
-      project: project ? { attached: true, name: project.split(/[\\/]/).pop() ?? project, path: project } : { attached: false },
+      project: project
+        ? { attached: true, name: project.split(/[\\/]/).pop() ?? project, path: project }
+        : { attached: false },
       limits: options.limits,
       maxRangeMs: MAX_RANGE_MS,
       serverNow: Date.now(),
@@ -133,18 +161,22 @@ export function createStudioServer(options: StudioServerOptions): Server {
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const type = req.headers["content-type"] ?? "";
   if (!/^application\/json\b/i.test(type)) {
-    throw new Refusal(apiError(415, "bad-request", "POST bodies must be JSON (content-type: application/json)"));
+    throw new Refusal(
+      apiError(415, "bad-request", "POST bodies must be JSON (content-type: application/json)"),
+    );
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Refusal(apiError(413, "bad-request", "the request body is too large"));
+    if (size > MAX_BODY_BYTES)
+      throw new Refusal(apiError(413, "bad-request", "the request body is too large"));
     chunks.push(chunk as Buffer);
   }
   try {
     const value = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as unknown;
-    if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (value && typeof value === "object" && !Array.isArray(value))
+      return value as Record<string, unknown>;
   } catch {
     /* fall through */
   }

@@ -12,11 +12,33 @@ import { fileURLToPath } from "node:url";
 import type { SourceContextResponse } from "./api-types.js";
 
 const LANGUAGES: Readonly<Record<string, string>> = {
-  ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript",
-  ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-  ".py": "python", ".go": "go", ".rb": "ruby", ".java": "java", ".kt": "kotlin", ".rs": "rust",
-  ".php": "php", ".cs": "csharp", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp",
-  ".swift": "swift", ".scala": "scala", ".ex": "elixir", ".exs": "elixir", ".vue": "vue", ".svelte": "svelte",
+  ".ts": "typescript",
+  ".tsx": "typescript",
+  ".mts": "typescript",
+  ".cts": "typescript",
+  ".js": "javascript",
+  ".jsx": "javascript",
+  ".mjs": "javascript",
+  ".cjs": "javascript",
+  ".py": "python",
+  ".go": "go",
+  ".rb": "ruby",
+  ".java": "java",
+  ".kt": "kotlin",
+  ".rs": "rust",
+  ".php": "php",
+  ".cs": "csharp",
+  ".c": "c",
+  ".h": "c",
+  ".cc": "cpp",
+  ".cpp": "cpp",
+  ".hpp": "cpp",
+  ".swift": "swift",
+  ".scala": "scala",
+  ".ex": "elixir",
+  ".exs": "elixir",
+  ".vue": "vue",
+  ".svelte": "svelte",
 };
 
 export interface SourceContextOptions {
@@ -55,7 +77,8 @@ export function stackLocations(stack: string): Location[] {
     const m = /^\s*at\s+(?:.*?\()?(.+?:\d+(?::\d+)?)\)?\s*$/.exec(raw);
     if (!m) continue;
     const loc = parseCaller(m[1]!);
-    if (loc && !loc.path.startsWith("node:") && !loc.path.includes(`${sep}node_modules${sep}`)) out.push(loc);
+    if (loc && !loc.path.startsWith("node:") && !loc.path.includes(`${sep}node_modules${sep}`))
+      out.push(loc);
   }
   return out;
 }
@@ -75,48 +98,108 @@ export async function readSourceContext(
 ): Promise<SourceContextResponse> {
   const project = options.projectDir;
   if (project === undefined) {
-    return { ok: false, reason: "no-project", detail: "no project directory is attached; start Studio with `stowage studio <projectDir>`" };
+    return {
+      ok: false,
+      reason: "no-project",
+      detail: "no project directory is attached; start Studio with `stowage studio <projectDir>`",
+    };
   }
   let loc: Location | null = null;
   if (query.caller) {
     loc = parseCaller(query.caller);
-    if (!loc) return { ok: false, reason: "no-caller", detail: `"${query.caller.slice(0, 120)}" is not a path:line caller` };
+    if (!loc)
+      return {
+        ok: false,
+        reason: "no-caller",
+        detail: `"${query.caller.slice(0, 120)}" is not a path:line caller`,
+      };
   } else if (query.stack) {
-    loc = stackLocations(query.stack).find((l) => inside(project, isAbsolute(l.path) ? l.path : resolve(project, l.path))) ?? null;
-    if (!loc) return { ok: false, reason: "no-caller", detail: "no frame of the stack points into the project" };
+    loc =
+      stackLocations(query.stack).find((l) =>
+        inside(project, isAbsolute(l.path) ? l.path : resolve(project, l.path)),
+      ) ?? null;
+    if (!loc)
+      return {
+        ok: false,
+        reason: "no-caller",
+        detail: "no frame of the stack points into the project",
+      };
   } else {
-    return { ok: false, reason: "no-caller", detail: "the record has no caller (enable `caller: true` in the logger config) and no stack" };
+    return {
+      ok: false,
+      reason: "no-caller",
+      detail: "the record has no caller (enable `caller: true` in the logger config) and no stack",
+    };
   }
   return readLocation(project, loc, options.radius ?? 12, options.maxBytes ?? 1024 * 1024);
 }
 
-async function readLocation(project: string, loc: Location, radius: number, maxBytes: number): Promise<SourceContextResponse> {
+async function readLocation(
+  project: string,
+  loc: Location,
+  radius: number,
+  maxBytes: number,
+): Promise<SourceContextResponse> {
   const wanted = isAbsolute(loc.path) ? resolve(loc.path) : resolve(project, loc.path);
   if (!inside(project, wanted)) {
-    return { ok: false, reason: "outside-project", detail: `${loc.path} is outside the project directory` };
+    return {
+      ok: false,
+      reason: "outside-project",
+      detail: `${loc.path} is outside the project directory`,
+    };
   }
   if (!LANGUAGES[extname(wanted).toLowerCase()]) {
-    return { ok: false, reason: "not-source", detail: `${relative(project, wanted)} is not a source file (by its extension)` };
+    return {
+      ok: false,
+      reason: "not-source",
+      detail: `${relative(project, wanted)} is not a source file (by its extension)`,
+    };
   }
   let real: string;
   try {
     real = await realpath(wanted);
   } catch {
-    return { ok: false, reason: "not-found", detail: `${relative(project, wanted)} does not exist in the project` };
+    return {
+      ok: false,
+      reason: "not-found",
+      detail: `${relative(project, wanted)} does not exist in the project`,
+    };
   }
   if (!inside(project, real)) {
-    return { ok: false, reason: "outside-project", detail: `${relative(project, wanted)} is a symlink that leads outside the project` };
+    return {
+      ok: false,
+      reason: "outside-project",
+      detail: `${relative(project, wanted)} is a symlink that leads outside the project`,
+    };
   }
   const language = LANGUAGES[extname(real).toLowerCase()];
-  if (!language) return { ok: false, reason: "not-source", detail: `${relative(project, wanted)} resolves to a file that is not source code` };
+  if (!language)
+    return {
+      ok: false,
+      reason: "not-source",
+      detail: `${relative(project, wanted)} resolves to a file that is not source code`,
+    };
   const info = await stat(real);
-  if (!info.isFile()) return { ok: false, reason: "not-found", detail: `${relative(project, wanted)} is not a regular file` };
+  if (!info.isFile())
+    return {
+      ok: false,
+      reason: "not-found",
+      detail: `${relative(project, wanted)} is not a regular file`,
+    };
   if (info.size > maxBytes) {
-    return { ok: false, reason: "too-large", detail: `${relative(project, wanted)} is ${info.size} bytes; source context reads files up to ${maxBytes} bytes` };
+    return {
+      ok: false,
+      reason: "too-large",
+      detail: `${relative(project, wanted)} is ${info.size} bytes; source context reads files up to ${maxBytes} bytes`,
+    };
   }
   const all = (await readFile(real, "utf8")).split(/\r?\n/);
   if (loc.line < 1 || loc.line > all.length) {
-    return { ok: false, reason: "not-found", detail: `line ${loc.line} is past the end of ${relative(project, wanted)} (${all.length} lines); the file changed since the record was written` };
+    return {
+      ok: false,
+      reason: "not-found",
+      detail: `line ${loc.line} is past the end of ${relative(project, wanted)} (${all.length} lines); the file changed since the record was written`,
+    };
   }
   const start = Math.max(1, loc.line - radius);
   const end = Math.min(all.length, loc.line + radius);

@@ -27,7 +27,8 @@ function packageRoot(): string | undefined {
     const pkg = join(dir, "package.json");
     if (existsSync(pkg)) {
       try {
-        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "stowage") return dir;
+        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "stowage")
+          return dir;
       } catch {
         /* keep walking */
       }
@@ -65,14 +66,25 @@ export async function serveAsset(
   if (!isIndex && !pathname.startsWith("/assets/") && pathname !== "/favicon.svg") return false;
   if (!assetsDir || !existsSync(join(assetsDir, "index.html"))) {
     if (!isIndex) return false;
-    res.writeHead(503, { ...headers, "content-type": TYPES[".html"]!, "cache-control": "no-store" });
+    res.writeHead(503, {
+      ...headers,
+      "content-type": TYPES[".html"]!,
+      "cache-control": "no-store",
+    });
     res.end(MISSING);
     return true;
   }
   const root = resolve(assetsDir);
   try {
-    const file = resolve(root, "." + normalize(isIndex ? "/index.html" : decodeURIComponent(pathname)));
-    if (!file.startsWith(root + sep) || relativeParts(root, file).some((part) => part.startsWith("."))) return false;
+    const file = resolve(
+      root,
+      "." + normalize(isIndex ? "/index.html" : decodeURIComponent(pathname)),
+    );
+    if (
+      !file.startsWith(root + sep) ||
+      relativeParts(root, file).some((part) => part.startsWith("."))
+    )
+      return false;
     const info = await stat(file);
     if (!info.isFile()) return false;
     const body = await readFile(file);

@@ -31,15 +31,26 @@ interface StudioCliOptions {
 }
 
 /** The reader's view of a resolved destination: `s3://bucket/prefix` + options, or a file URL. */
-export function destinationSource(dest: ResolvedDestination): { url: string; options: OpenSourceOptions } {
+export function destinationSource(dest: ResolvedDestination): {
+  url: string;
+  options: OpenSourceOptions;
+} {
   if (dest.type === "local") return { url: pathToFileURL(dest.path).href, options: {} };
   const c = dest.credentials;
   const creds: OpenSourceOptions =
-    c.source === "explicit" ? { credentials: c.credentials }
-    : c.source === "env" ? { accessKeyEnv: c.accessKeyEnv, secretKeyEnv: c.secretKeyEnv, ...(c.sessionTokenEnv ? { sessionTokenEnv: c.sessionTokenEnv } : {}) }
-    : c.source === "profile" ? { profile: c.profile }
-    : c.source === "anonymous" ? { allowAnonymous: true }
-    : {};
+    c.source === "explicit"
+      ? { credentials: c.credentials }
+      : c.source === "env"
+        ? {
+            accessKeyEnv: c.accessKeyEnv,
+            secretKeyEnv: c.secretKeyEnv,
+            ...(c.sessionTokenEnv ? { sessionTokenEnv: c.sessionTokenEnv } : {}),
+          }
+        : c.source === "profile"
+          ? { profile: c.profile }
+          : c.source === "anonymous"
+            ? { allowAnonymous: true }
+            : {};
   return {
     url: `s3://${dest.bucket}${dest.prefix ? `/${dest.prefix}` : ""}`,
     options: {
@@ -69,9 +80,17 @@ const isLoopback = (host: string) => host === "localhost" || host === "::1" || /
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
   program
     .command("studio")
-    .description("the web reader: browse a project's logs in your browser under a visible per-load budget")
-    .argument("[projectDir]", "project whose stowage.config.* names the source; its files feed source context (default: the current directory)")
-    .option("--source <url>", "read s3://bucket/prefix or file:///dir instead of the project's configured destination")
+    .description(
+      "the web reader: browse a project's logs in your browser under a visible per-load budget",
+    )
+    .argument(
+      "[projectDir]",
+      "project whose stowage.config.* names the source; its files feed source context (default: the current directory)",
+    )
+    .option(
+      "--source <url>",
+      "read s3://bucket/prefix or file:///dir instead of the project's configured destination",
+    )
     .option("--region <region>", "S3 region")
     .option("--endpoint <url>", "S3-compatible endpoint (endpoint policy applies)")
     .option("--force-path-style", "path-style S3 URLs (MinIO)")
@@ -79,16 +98,27 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
     .option("--access-key-env <NAME>", "environment variable holding the access key id")
     .option("--secret-key-env <NAME>", "environment variable holding the secret access key")
     .option("--session-token-env <NAME>", "environment variable holding a session token")
-    .option("--trust-endpoint <host>", "trust this endpoint host for this run (repeatable)", collect, [])
+    .option(
+      "--trust-endpoint <host>",
+      "trust this endpoint host for this run (repeatable)",
+      collect,
+      [],
+    )
     .option("--port <n>", "port to listen on (0: any free port)", "4319")
     .option("--host <host>", "address to bind", "127.0.0.1")
     .option("--no-open", "do not open a browser")
     .action(async (projectDir: string | undefined, opts: StudioCliOptions) => {
       const port = Number(opts.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new StowageError("usage", `--port must be a port number (0–65535), got "${opts.port}"`);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new StowageError(
+          "usage",
+          `--port must be a port number (0–65535), got "${opts.port}"`,
+        );
       const project = projectDir === undefined ? undefined : resolve(io.cwd, projectDir);
       if (project !== undefined && !(existsSync(project) && statSync(project).isDirectory())) {
-        throw new StowageError("usage", `the project directory ${projectDir} does not exist`, { hint: "pass the directory that holds stowage.config.*, or use --source URL" });
+        throw new StowageError("usage", `the project directory ${projectDir} does not exist`, {
+          hint: "pass the directory that holds stowage.config.*, or use --source URL",
+        });
       }
       const { loadProjectConfig, findConfigFile } = await import("../../config/index.js");
       const { startStudio } = await import("../../studio/index.js");
@@ -104,21 +134,32 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         options = flags;
       }
       if (!opts.source || (project !== undefined && hasConfig)) {
-        const loaded = await loadProjectConfig({ cwd: base, env: io.env, trustedHosts: opts.trustEndpoint });
+        const loaded = await loadProjectConfig({
+          cwd: base,
+          env: io.env,
+          trustedHosts: opts.trustEndpoint,
+        });
         for (const w of loaded.warnings) io.err(`stowage studio: ${w}\n`);
         limits = { ...loaded.config.studio.s3 };
-        if (loaded.file) doctorCommand = `stowage doctor --config ${relative(io.cwd, loaded.file) || loaded.file}`;
+        if (loaded.file)
+          doctorCommand = `stowage doctor --config ${relative(io.cwd, loaded.file) || loaded.file}`;
         if (!opts.source) {
           const fromConfig = destinationSource(loaded.config.destination);
           url = fromConfig.url;
           options = { ...fromConfig.options, ...flags };
-          if (!loaded.file) io.err(`stowage studio: no stowage.config.* in ${base}; reading the embedded default store (run \`stowage demo\` to fill it)\n`);
+          if (!loaded.file)
+            io.err(
+              `stowage studio: no stowage.config.* in ${base}; reading the embedded default store (run \`stowage demo\` to fill it)\n`,
+            );
         }
       }
       // Attach a project only when it is named or configured: never a random working directory.
       const attach = project ?? (opts.source ? undefined : base);
       const studio = await startStudio({
-        source: { url: url!, options: { ...options!, env: io.env, cwd: base, trustedHosts: opts.trustEndpoint } },
+        source: {
+          url: url!,
+          options: { ...options!, env: io.env, cwd: base, trustedHosts: opts.trustEndpoint },
+        },
         ...(attach !== undefined ? { projectDir: attach } : {}),
         port,
         host: opts.host,
@@ -127,8 +168,13 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         doctorCommand,
         onError: (err) => io.err(`stowage studio: ${(err as Error)?.stack ?? String(err)}\n`),
       });
-      io.out(`Stowage Studio\n  source   ${studio.source}\n  project  ${attach ?? "(none: source context off)"}\n\n  ${studio.url}\n\n`);
-      if (!isLoopback(opts.host)) io.err(`stowage studio: listening on ${opts.host}: anyone who can reach it and has the URL (with its token) can read these logs\n`);
+      io.out(
+        `Stowage Studio\n  source   ${studio.source}\n  project  ${attach ?? "(none: source context off)"}\n\n  ${studio.url}\n\n`,
+      );
+      if (!isLoopback(opts.host))
+        io.err(
+          `stowage studio: listening on ${opts.host}: anyone who can reach it and has the URL (with its token) can read these logs\n`,
+        );
       io.err("Nothing is read from storage until you choose Load logs. Press Ctrl+C to stop.\n");
       await new Promise<void>((done) => {
         process.once("SIGINT", done);

@@ -13,7 +13,10 @@ if (token) {
     <div class="empty-state">
       <div class="card">
         <h2>This page needs Studio's session token</h2>
-        <p>Open the full URL printed by <code>stowage studio</code> in the terminal (it ends with <code>?token=…</code>).</p>
+        <p>
+          Open the full URL printed by <code>stowage studio</code> in the terminal (it ends with{" "}
+          <code>?token=…</code>).
+        </p>
       </div>
     </div>,
     root,

@@ -9,7 +9,7 @@
 import { useCallback, useRef, useState } from "preact/hooks";
 import type { GrantUsage, LimitName, LoadResponse, ReadStats } from "../api-types.js";
 import { ApiFailure, type ApiClient } from "./lib/api-client.js";
-import { toRows, type Row } from "./lib/rows.js";
+import { keyHash, toRows, type Row } from "./lib/rows.js";
 
 export interface SessionState {
   loadId: number;
@@ -22,6 +22,8 @@ export interface SessionState {
   complete: boolean;
   stoppedBy: LimitName | null;
   skipped: number;
+  /** What the last grant wants the user to know: storage kept failing, or why nothing loaded. */
+  warning: string | null;
 }
 
 export type Busy = null | "load" | "more" | "refresh";
@@ -32,7 +34,7 @@ export function useSession(api: ApiClient | null) {
   const [state, setState] = useState<SessionState | null>(null);
   const [busy, setBusy] = useState<Busy>(null);
   const [error, setError] = useState<ApiFailure | null>(null);
-  const seen = useRef(new Map<string, number>());
+  const seen = useRef(new Map<number, number>());
   const nextId = useRef(0);
   const current = useRef<SessionState | null>(null);
 
@@ -42,37 +44,53 @@ export function useSession(api: ApiClient | null) {
   };
 
   const base = (res: LoadResponse, rows: Row[], prev: SessionState | null): SessionState => ({
-    loadId: res.loadId, from: res.from, to: res.to, rows,
-    stats: res.stats, lastGrant: res.lastGrant,
+    loadId: res.loadId,
+    from: res.from,
+    to: res.to,
+    rows,
+    stats: res.stats,
+    lastGrant: res.lastGrant,
     partial: res.kind === "refresh" && prev ? prev.partial : res.partial,
     complete: res.kind === "refresh" && prev ? prev.complete : res.complete,
     stoppedBy: res.kind === "refresh" && prev ? prev.stoppedBy : res.stoppedBy,
     skipped: (prev && res.kind !== "load" ? prev.skipped : 0) + res.skipped.length,
+    warning: res.lastError
+      ? `Storage kept failing (${res.lastError}), so this grant stopped early; Load more retries from the same place, and \`stowage doctor\` checks the setup.`
+      : (res.notice ?? null),
   });
 
-  const run = useCallback(async (kind: Exclude<Busy, null>, call: () => Promise<LoadResponse>): Promise<LoadResponse | null> => {
-    setBusy(kind);
-    setError(null);
-    try {
-      return await call();
-    } catch (e) {
-      setError(e instanceof ApiFailure ? e : new ApiFailure(0, "storage", String(e)));
-      return null;
-    } finally {
-      setBusy(null);
-    }
-  }, []);
+  const run = useCallback(
+    async (
+      kind: Exclude<Busy, null>,
+      call: () => Promise<LoadResponse>,
+    ): Promise<LoadResponse | null> => {
+      setBusy(kind);
+      setError(null);
+      try {
+        return await call();
+      } catch (e) {
+        setError(e instanceof ApiFailure ? e : new ApiFailure(0, "storage", String(e)));
+        return null;
+      } finally {
+        setBusy(null);
+      }
+    },
+    [],
+  );
 
-  const load = useCallback(async (from: number, to: number) => {
-    if (!api) return;
-    const res = await run("load", () => api.load(from, to));
-    if (!res) return;
-    seen.current = new Map();
-    nextId.current = 0;
-    const rows = toRows(res.records, 0, seen.current).sort(newestFirst);
-    nextId.current = rows.length;
-    apply(base(res, rows, null));
-  }, [api, run]);
+  const load = useCallback(
+    async (from: number, to: number) => {
+      if (!api) return;
+      const res = await run("load", () => api.load(from, to));
+      if (!res) return;
+      seen.current = new Map();
+      nextId.current = 0;
+      const rows = toRows(res.records, 0, seen.current).sort(newestFirst);
+      nextId.current = rows.length;
+      apply(base(res, rows, null));
+    },
+    [api, run],
+  );
 
   const more = useCallback(async () => {
     const prev = current.current;
@@ -101,7 +119,10 @@ export function useSession(api: ApiClient | null) {
     const w = res.window;
     const kept = prev.rows.filter((r) => r.ts < w.from || r.ts >= w.to);
     seen.current = new Map();
-    for (const r of kept) seen.current.set(r.key.split(".")[0]!, (seen.current.get(r.key.split(".")[0]!) ?? 0) + 1);
+    for (const r of kept) {
+      const h = keyHash(r.key);
+      seen.current.set(h, (seen.current.get(h) ?? 0) + 1);
+    }
     const added = toRows(res.records, nextId.current, seen.current);
     nextId.current += added.length;
     apply(base(res, kept.concat(added).sort(newestFirst), prev));

@@ -18,10 +18,19 @@ const TITLES: Record<string, string> = {
 };
 
 function withCode(text: string) {
-  return text.split(/(`[^`]+`)/).map((part, i) => (part.startsWith("`") && part.endsWith("`") ? <code key={i}>{part.slice(1, -1)}</code> : part));
+  return text
+    .split(/(`[^`]+`)/)
+    .map((part, i) =>
+      part.startsWith("`") && part.endsWith("`") ? <code key={i}>{part.slice(1, -1)}</code> : part,
+    );
 }
 
-export function Banner(props: { error?: ApiFailure; notice?: string; onClose: (() => void) | null; standalone?: boolean }) {
+export function Banner(props: {
+  error?: ApiFailure;
+  notice?: string;
+  onClose: (() => void) | null;
+  standalone?: boolean;
+}) {
   const e = props.error;
   const body = e ? (
     <>
@@ -32,17 +41,35 @@ export function Banner(props: { error?: ApiFailure; notice?: string; onClose: ((
       </span>
     </>
   ) : (
-    <span>{props.notice}</span>
+    <span>{withCode(props.notice ?? "")}</span>
   );
   const el = (
-    <div class={`banner${e ? "" : " info"}`} role="alert" data-testid={e ? "error-banner" : "notice"} data-category={e?.category}>
+    <div
+      class={`banner${e ? "" : " info"}`}
+      role="alert"
+      data-testid={e ? "error-banner" : "notice"}
+      data-category={e?.category}
+    >
       {body}
       {props.onClose && (
-        <button type="button" class="btn small ghost close" onClick={props.onClose} aria-label="Dismiss">✕</button>
+        <button
+          type="button"
+          class="btn small ghost close"
+          onClick={props.onClose}
+          aria-label="Dismiss"
+        >
+          ✕
+        </button>
       )}
     </div>
   );
-  return props.standalone ? <div class="empty-state"><div class="card">{el}</div></div> : el;
+  return props.standalone ? (
+    <div class="empty-state">
+      <div class="card">{el}</div>
+    </div>
+  ) : (
+    el
+  );
 }
 
 export function Toast(props: { text: string; onDone(): void }) {
@@ -50,5 +77,9 @@ export function Toast(props: { text: string; onDone(): void }) {
     const t = setTimeout(props.onDone, 2200);
     return () => clearTimeout(t);
   }, [props.text]);
-  return <div class="toast" role="status" data-testid="toast">{props.text}</div>;
+  return (
+    <div class="toast" role="status" data-testid="toast">
+      {props.text}
+    </div>
+  );
 }

@@ -24,23 +24,55 @@ export function BudgetMeter(p: BudgetMeterProps) {
       {items.map((it, i) => (
         <Fragment key={it.id}>
           {i > 0 && <span class="dot">·</span>}
-          <span class={`item ${it.ratio >= 1 ? "full" : ""}`} title={it.tip} data-testid={`meter-${it.id}`}>
+          <span
+            class={`item ${it.ratio >= 1 ? "full" : ""}`}
+            title={it.tip}
+            data-testid={`meter-${it.id}`}
+          >
             {it.label}
-            <span class="bar"><i style={{ width: `${Math.min(100, it.ratio * 100)}%` }} /></span>
+            <span class="bar">
+              <i style={{ width: `${Math.min(100, it.ratio * 100)}%` }} />
+            </span>
           </span>
         </Fragment>
       ))}
       <span style="width:8px" />
       {p.stats === null ? (
-        <span class="badge idle" data-testid="badge" title="Nothing has been loaded yet; no storage request has been made.">Not loaded</span>
+        <span
+          class="badge idle"
+          data-testid="badge"
+          title="Nothing has been loaded yet; no storage request has been made."
+        >
+          Not loaded
+        </span>
       ) : p.partial ? (
-        <span class="badge partial" data-testid="badge" title="The last grant stopped at an allowance before the whole range was read. Load more resumes exactly where it stopped.">Partial</span>
+        <span
+          class="badge partial"
+          data-testid="badge"
+          title="The last grant stopped at an allowance before the whole range was read. Load more resumes exactly where it stopped."
+        >
+          Partial
+        </span>
       ) : (
-        <span class="badge complete" data-testid="badge" title="Every object of the range has been read.">Complete</span>
+        <span
+          class="badge complete"
+          data-testid="badge"
+          title="Every object of the range has been read."
+        >
+          Complete
+        </span>
       )}
-      {why && <span class="stopped" data-testid="stopped-by">{why}</span>}
+      {why && (
+        <span class="stopped" data-testid="stopped-by">
+          {why}
+        </span>
+      )}
       <span class="right">
-        {p.skipped > 0 && <span title="Objects that were not loaded (too large, corrupt, foreign format). Details in the terminal/API response.">{p.skipped} skipped</span>}
+        {p.skipped > 0 && (
+          <span title="Objects that were not loaded (too large, corrupt, foreign format). Details in the terminal/API response.">
+            {p.skipped} skipped
+          </span>
+        )}
         {p.busy && <span class="spinner" />}
         {p.stats !== null && (
           <span data-testid="counts">

@@ -31,7 +31,16 @@ function Stack(props: { stack: string }) {
   return (
     <pre>
       {props.stack.split("\n").map((line, i) => (
-        <div key={i} class={i === 0 ? "" : /node_modules|node:internal|\(node:/.test(line) ? "frame-other" : "frame-project"}>
+        <div
+          key={i}
+          class={
+            i === 0
+              ? ""
+              : /node_modules|node:internal|\(node:/.test(line)
+                ? "frame-other"
+                : "frame-project"
+          }
+        >
           {line}
         </div>
       ))}
@@ -59,9 +68,33 @@ export function DetailDrawer(p: DetailDrawerProps) {
   const meta: [string, string, Term | null][] = [
     ["time", r.timestamp, null],
     ["level", p.row.level, { field: "level", value: p.row.level, negate: false }],
-    ...(r.service ? [["service", r.service, { field: "service", value: r.service, negate: false }] as [string, string, Term]] : []),
-    ...(r.caller ? [["caller", r.caller, { field: "caller", value: r.caller, negate: false }] as [string, string, Term]] : []),
-    ...(r.traceId ? [["traceId", r.traceId, { field: "traceId", value: r.traceId, negate: false }] as [string, string, Term]] : []),
+    ...(r.service
+      ? [
+          ["service", r.service, { field: "service", value: r.service, negate: false }] as [
+            string,
+            string,
+            Term,
+          ],
+        ]
+      : []),
+    ...(r.caller
+      ? [
+          ["caller", r.caller, { field: "caller", value: r.caller, negate: false }] as [
+            string,
+            string,
+            Term,
+          ],
+        ]
+      : []),
+    ...(r.traceId
+      ? [
+          ["traceId", r.traceId, { field: "traceId", value: r.traceId, negate: false }] as [
+            string,
+            string,
+            Term,
+          ],
+        ]
+      : []),
     ...(r.spanId ? [["spanId", r.spanId, null] as [string, string, null]] : []),
   ];
   const stack = typeof r.error?.stack === "string" ? r.error.stack : undefined;
@@ -71,16 +104,45 @@ export function DetailDrawer(p: DetailDrawerProps) {
         <span class={`pill lv-${p.row.level}`}>{p.row.level}</span>
         <span class="when">{r.timestamp}</span>
         <span class="spacer" />
-        <button type="button" class="btn small" onClick={() => p.onCopy(JSON.stringify(r, null, 2), "record JSON")} data-testid="copy-json">Copy JSON</button>
-        <button type="button" class="btn small ghost" onClick={p.onClose} title="Close (Esc)" aria-label="Close">✕</button>
+        <button
+          type="button"
+          class="btn small"
+          onClick={() => p.onCopy(JSON.stringify(r, null, 2), "record JSON")}
+          data-testid="copy-json"
+        >
+          Copy JSON
+        </button>
+        <button
+          type="button"
+          class="btn small ghost"
+          onClick={p.onClose}
+          title="Close (Esc)"
+          aria-label="Close"
+        >
+          ✕
+        </button>
       </header>
       <div class="content">
-        <div class="message" data-testid="drawer-message">{String(r.message ?? "")}</div>
+        <div class="message" data-testid="drawer-message">
+          {String(r.message ?? "")}
+        </div>
         <dl class="meta">
           {meta.map(([k, v, term]) => (
             <Fragment key={k}>
               <dt>{k}</dt>
-              <dd>{term ? <button type="button" title={`Filter ${term.field}:${term.value}`} onClick={() => p.onFilter(term)}>{v}</button> : v}</dd>
+              <dd>
+                {term ? (
+                  <button
+                    type="button"
+                    title={`Filter ${term.field}:${term.value}`}
+                    onClick={() => p.onFilter(term)}
+                  >
+                    {v}
+                  </button>
+                ) : (
+                  v
+                )}
+              </dd>
             </Fragment>
           ))}
         </dl>
@@ -102,7 +164,13 @@ export function DetailDrawer(p: DetailDrawerProps) {
         <section>
           <h4>
             Record (as stored)
-            <button type="button" class="btn small" onClick={() => p.onCopy(JSON.stringify(r), "record as one line")}>Copy line</button>
+            <button
+              type="button"
+              class="btn small"
+              onClick={() => p.onCopy(JSON.stringify(r), "record as one line")}
+            >
+              Copy line
+            </button>
           </h4>
           <JsonView value={r} testid="drawer-json" />
         </section>

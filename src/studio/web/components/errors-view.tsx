@@ -7,7 +7,9 @@ function Sparkline(props: { buckets: number[] }) {
   const h = 22;
   const max = Math.max(1, ...props.buckets);
   const n = props.buckets.length;
-  const pts = props.buckets.map((c, i) => [(i / Math.max(1, n - 1)) * w, h - 1 - (c / max) * (h - 3)] as const);
+  const pts = props.buckets.map(
+    (c, i) => [(i / Math.max(1, n - 1)) * w, h - 1 - (c / max) * (h - 3)] as const,
+  );
   const line = pts.map(([x, y], i) => `${i ? "L" : "M"}${x.toFixed(1)},${y.toFixed(1)}`).join("");
   return (
     <svg class="sparkline" width={w} height={h} viewBox={`0 0 ${w} ${h}`} aria-hidden="true">
@@ -17,13 +19,23 @@ function Sparkline(props: { buckets: number[] }) {
   );
 }
 
-export function ErrorsView(props: { groups: ErrorGroup[]; utc: boolean; withDate: boolean; loaded: boolean; onPick(g: ErrorGroup): void }) {
+export function ErrorsView(props: {
+  groups: ErrorGroup[];
+  utc: boolean;
+  withDate: boolean;
+  loaded: boolean;
+  onPick(g: ErrorGroup): void;
+}) {
   if (!props.groups.length) {
     return (
       <div class="empty-state">
         <div class="card">
           <h2>{props.loaded ? "No errors in view" : "Nothing loaded yet"}</h2>
-          <p>{props.loaded ? "Records at level error or critical, or carrying an error, are grouped here by name, first message line and caller." : "Choose a range and Load logs."}</p>
+          <p>
+            {props.loaded
+              ? "Records at level error or critical, or carrying an error, are grouped here by name, first message line and caller."
+              : "Choose a range and Load logs."}
+          </p>
         </div>
       </div>
     );
@@ -43,11 +55,25 @@ export function ErrorsView(props: { groups: ErrorGroup[]; utc: boolean; withDate
         </thead>
         <tbody>
           {props.groups.map((g) => (
-            <tr key={g.id} class="click" onClick={() => props.onPick(g)} title="Show these records" data-testid="error-group" data-fp={g.id}>
-              <td><Sparkline buckets={g.buckets} /></td>
-              <td class="num"><b>{fmtCount(g.count)}</b></td>
+            <tr
+              key={g.id}
+              class="click"
+              onClick={() => props.onPick(g)}
+              title="Show these records"
+              data-testid="error-group"
+              data-fp={g.id}
+            >
               <td>
-                <div class="grp-title"><span class={`lv lv-${g.level}`} style="margin-right:6px" />{g.name || "(no error object)"}</div>
+                <Sparkline buckets={g.buckets} />
+              </td>
+              <td class="num">
+                <b>{fmtCount(g.count)}</b>
+              </td>
+              <td>
+                <div class="grp-title">
+                  <span class={`lv lv-${g.level}`} style="margin-right:6px" />
+                  {g.name || "(no error object)"}
+                </div>
                 <div class="grp-msg">{g.message}</div>
               </td>
               <td class="mono">{g.caller || "—"}</td>

@@ -26,7 +26,9 @@ function cssVar(name: string): string {
 }
 
 function useScheme(): string {
-  const [scheme, setScheme] = useState(() => (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
+  const [scheme, setScheme] = useState(() =>
+    matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light",
+  );
   useEffect(() => {
     const mq = matchMedia("(prefers-color-scheme: dark)");
     const on = () => setScheme(mq.matches ? "dark" : "light");
@@ -74,7 +76,12 @@ export function Histogram(p: HistogramProps) {
       scales: { x: { time: true } },
       axes: [
         {
-          stroke: axis, grid: { show: false }, ticks: { stroke: grid, size: 3 }, size: 20, font: "11px system-ui", gap: 2,
+          stroke: axis,
+          grid: { show: false },
+          ticks: { stroke: grid, size: 3 },
+          size: 20,
+          font: "11px system-ui",
+          gap: 2,
           values: (u, splits) => {
             const span = ((u.scales.x!.max ?? 0) - (u.scales.x!.min ?? 0)) * 1000;
             return splits.map((v) => {
@@ -83,7 +90,17 @@ export function Histogram(p: HistogramProps) {
             });
           },
         },
-        { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { show: false }, size: 36, font: "11px system-ui", splits: (u) => { const max = u.scales.y!.max ?? 1; return [0, Math.ceil(max / 2), Math.ceil(max)]; } },
+        {
+          stroke: axis,
+          grid: { stroke: grid, width: 1 },
+          ticks: { show: false },
+          size: 36,
+          font: "11px system-ui",
+          splits: (u) => {
+            const max = u.scales.y!.max ?? 1;
+            return [0, Math.ceil(max / 2), Math.ceil(max)];
+          },
+        },
       ],
       series: [
         {},
@@ -111,9 +128,13 @@ export function Histogram(p: HistogramProps) {
             const i = u.cursor.idx;
             const cur = props.current.data;
             if (i === null || i === undefined || !cur) return setHover(null);
-            const parts = LEVELS.map((l, li) => [l, cur.counts[li]![i]!] as const).filter(([, c]) => c > 0).reverse();
+            const parts = LEVELS.map((l, li) => [l, cur.counts[li]![i]!] as const)
+              .filter(([, c]) => c > 0)
+              .reverse();
             const t = cur.xs[i]! * 1000;
-            setHover(`${fmtRowTime(t, props.current.utc, cur.step >= 3600_000)} · ${parts.length ? parts.map(([l, c]) => `${fmtCount(c)} ${l}`).join(" · ") : "no records"}`);
+            setHover(
+              `${fmtRowTime(t, props.current.utc, cur.step >= 3600_000)} · ${parts.length ? parts.map(([l, c]) => `${fmtCount(c)} ${l}`).join(" · ") : "no records"}`,
+            );
           },
         ],
         draw: [
@@ -138,7 +159,8 @@ export function Histogram(p: HistogramProps) {
                 ctx.fillStyle = axis;
                 ctx.font = `${11 * devicePixelRatio}px system-ui`;
                 ctx.textAlign = "center";
-                if (x - bl > 120 * devicePixelRatio) ctx.fillText("not loaded yet · Load more", bl + (x - bl) / 2, bt + bh / 2);
+                if (x - bl > 120 * devicePixelRatio)
+                  ctx.fillText("not loaded yet · Load more", bl + (x - bl) / 2, bt + bh / 2);
                 ctx.restore();
               }
             }
@@ -159,7 +181,9 @@ export function Histogram(p: HistogramProps) {
     };
     const u = new uPlot(opts, toAligned(d), el);
     plot.current = u;
-    const ro = new ResizeObserver(() => u.setSize({ width: el.clientWidth, height: el.clientHeight }));
+    const ro = new ResizeObserver(() =>
+      u.setSize({ width: el.clientWidth, height: el.clientHeight }),
+    );
     ro.observe(el);
     return () => {
       ro.disconnect();
@@ -181,7 +205,9 @@ export function Histogram(p: HistogramProps) {
     <div class="hist" data-testid="histogram">
       {p.data ? (
         <>
-          <div class="caption">{hover ?? `${fmtCount(total)} records · drag to zoom into loaded data`}</div>
+          <div class="caption">
+            {hover ?? `${fmtCount(total)} records · drag to zoom into loaded data`}
+          </div>
           <div ref={host} style="width:100%;height:100%" />
         </>
       ) : (

@@ -9,7 +9,11 @@ export function HttpView(props: { stats: HttpStats; loaded: boolean }) {
       <div class="empty-state">
         <div class="card">
           <h2>{props.loaded ? "No HTTP records in view" : "Nothing loaded yet"}</h2>
-          <p>Records that carry a method, a status and a duration (for example <code>data.method</code>, <code>data.status</code>, <code>data.durationMs</code>) are summarised here.</p>
+          <p>
+            Records that carry a method, a status and a duration (for example{" "}
+            <code>data.method</code>, <code>data.status</code>, <code>data.durationMs</code>) are
+            summarised here.
+          </p>
         </div>
       </div>
     );
@@ -18,16 +22,30 @@ export function HttpView(props: { stats: HttpStats; loaded: boolean }) {
   return (
     <div class="pane" data-testid="http">
       <div class="http-summary">
-        <div class="stat"><div class="v">{fmtCount(s.total)}</div><div class="k">requests</div></div>
+        <div class="stat">
+          <div class="v">{fmtCount(s.total)}</div>
+          <div class="k">requests</div>
+        </div>
         {s.byClass.map((c) => (
           <div class="stat" key={c.cls}>
             <div class="v">{fmtCount(c.count)}</div>
-            <div class="k"><span class={`lv s${c.cls}`} /> {c.cls} · {pct(c.count)}</div>
+            <div class="k">
+              <span class={`lv s${c.cls}`} /> {c.cls} · {pct(c.count)}
+            </div>
           </div>
         ))}
       </div>
       <div class="statusbar" title={s.byStatus.map((x) => `${x.status}: ${x.count}`).join("\n")}>
-        {s.byClass.map((c) => c.count > 0 && <i key={c.cls} class={`s${c.cls}`} style={{ width: `${(c.count / s.total) * 100}%` }} />)}
+        {s.byClass.map(
+          (c) =>
+            c.count > 0 && (
+              <i
+                key={c.cls}
+                class={`s${c.cls}`}
+                style={{ width: `${(c.count / s.total) * 100}%` }}
+              />
+            ),
+        )}
       </div>
       <table class="grid">
         <thead>
@@ -45,9 +63,13 @@ export function HttpView(props: { stats: HttpStats; loaded: boolean }) {
             <tr key={r.route}>
               <td class="mono">{r.route}</td>
               <td class="num">{fmtCount(r.count)}</td>
-              <td class="num" style={r.errors5xx ? "color:var(--err-fg)" : undefined}>{r.errors5xx ? fmtCount(r.errors5xx) : "—"}</td>
+              <td class="num" style={r.errors5xx ? "color:var(--err-fg)" : undefined}>
+                {r.errors5xx ? fmtCount(r.errors5xx) : "—"}
+              </td>
               <td class="num">{fmtMs(r.p50)}</td>
-              <td class="num"><b>{fmtMs(r.p95)}</b></td>
+              <td class="num">
+                <b>{fmtMs(r.p95)}</b>
+              </td>
               <td class="num">{fmtMs(r.max)}</td>
             </tr>
           ))}

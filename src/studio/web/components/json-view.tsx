@@ -1,7 +1,8 @@
 /** Pretty JSON with quiet syntax colours (keys, strings, numbers, literals); text stays selectable. */
 import type { JSX } from "preact";
 
-const TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b/g;
+const TOKEN =
+  /("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b/g;
 
 /**
  * @example <JsonView value={record} />
@@ -14,11 +15,26 @@ export function JsonView(props: { value: unknown; testid?: string }) {
   for (const m of text.matchAll(TOKEN)) {
     const at = m.index;
     if (at > last) parts.push(text.slice(last, at));
-    const cls = m[1] !== undefined ? (m[2] !== undefined ? "j-key" : "j-str") : m[3] !== undefined ? "j-num" : "j-lit";
-    parts.push(<span class={cls} key={i++}>{m[1] ?? m[3] ?? m[4]}</span>);
+    const cls =
+      m[1] !== undefined
+        ? m[2] !== undefined
+          ? "j-key"
+          : "j-str"
+        : m[3] !== undefined
+          ? "j-num"
+          : "j-lit";
+    parts.push(
+      <span class={cls} key={i++}>
+        {m[1] ?? m[3] ?? m[4]}
+      </span>,
+    );
     if (m[2]) parts.push(m[2]);
     last = at + m[0].length;
   }
   if (last < text.length) parts.push(text.slice(last));
-  return <pre class="block" data-testid={props.testid}>{parts}</pre>;
+  return (
+    <pre class="block" data-testid={props.testid}>
+      {parts}
+    </pre>
+  );
 }

@@ -2,6 +2,7 @@
  * The virtualised record list: fixed 24 px rows, only the visible slice (plus
  * overscan) is in the DOM, so 100,000 rows scroll as smoothly as 100.
  */
+import { Component } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Row } from "../lib/rows.js";
 import { fmtRowTime } from "../lib/format.js";
@@ -33,6 +34,70 @@ function kvs(row: Row): [string, string][] {
   return out;
 }
 
+interface RowViewProps {
+  row: Row;
+  index: number;
+  cursor: boolean;
+  open: boolean;
+  utc: boolean;
+  withDate: boolean;
+  showService: boolean;
+  onPick(index: number, open: boolean): void;
+}
+
+/** One row; re-renders only when its own inputs change (scrolling adds rows, it does not redraw the others). */
+class RowView extends Component<RowViewProps> {
+  override shouldComponentUpdate(n: RowViewProps): boolean {
+    const o = this.props;
+    return (
+      n.row !== o.row ||
+      n.index !== o.index ||
+      n.cursor !== o.cursor ||
+      n.open !== o.open ||
+      n.utc !== o.utc ||
+      n.withDate !== o.withDate ||
+      n.showService !== o.showService
+    );
+  }
+
+  override render() {
+    const { row, index, utc, withDate, showService } = this.props;
+    const cls = `row lvl-${row.level}${this.props.cursor ? " cursor" : ""}${this.props.open ? " open" : ""}`;
+    const err = row.rec.error?.name;
+    return (
+      <div
+        class={cls}
+        role="row"
+        aria-rowindex={index + 1}
+        data-key={row.key}
+        data-testid="row"
+        style={{ transform: `translateY(${index * ROW_HEIGHT}px)`, gridTemplateColumns: COLS }}
+        onClick={() => this.props.onPick(index, true)}
+      >
+        <span class="t" title={row.rec.timestamp}>
+          {fmtRowTime(row.ts, utc, withDate)}
+        </span>
+        <span>
+          <span class={`pill lv-${row.level}`}>{row.level}</span>
+        </span>
+        {showService && <span class="svc">{row.rec.service ?? ""}</span>}
+        <span class="msg">
+          {err && err !== "Error" && !String(row.rec.message).includes(err) ? <b>{err}: </b> : null}
+          {String(row.rec.message ?? "")}
+          {kvs(row).map(([k, v]) => (
+            <span class="kv" key={k}>
+              <b>{k}</b>={v}
+            </span>
+          ))}
+        </span>
+        <span class="caller" title={row.rec.caller}>
+          {row.rec.caller ?? ""}
+        </span>
+      </div>
+    );
+  }
+}
+
 export function RecordList(p: RecordListProps) {
   const el = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
@@ -54,7 +119,8 @@ export function RecordList(p: RecordListProps) {
     if (!node || p.cursor < 0) return;
     const y = p.cursor * ROW_HEIGHT;
     if (y < node.scrollTop) node.scrollTop = y;
-    else if (y + ROW_HEIGHT > node.scrollTop + node.clientHeight) node.scrollTop = y + ROW_HEIGHT - node.clientHeight;
+    else if (y + ROW_HEIGHT > node.scrollTop + node.clientHeight)
+      node.scrollTop = y + ROW_HEIGHT - node.clientHeight;
   }, [p.cursor]);
 
   const onScroll = () => {
@@ -76,36 +142,31 @@ export function RecordList(p: RecordListProps) {
         <span>Message</span>
         <span style="text-align:right">Caller</span>
       </div>
-      <div class="list" ref={el} onScroll={onScroll} tabIndex={-1} role="grid" aria-rowcount={p.rows.length} data-testid="list" style={{ "--cols": cols }}>
+      <div
+        class="list"
+        ref={el}
+        onScroll={onScroll}
+        tabIndex={-1}
+        role="grid"
+        aria-rowcount={p.rows.length}
+        data-testid="list"
+        style={{ "--cols": cols }}
+      >
         <div style={{ height: `${p.rows.length * ROW_HEIGHT}px`, position: "relative" }}>
           {slice.map((row, i) => {
             const index = start + i;
-            const cls = `row lvl-${row.level}${index === p.cursor ? " cursor" : ""}${row.key === p.openKey ? " open" : ""}`;
             return (
-              <div
+              <RowView
                 key={row.id}
-                class={cls}
-                role="row"
-                aria-rowindex={index + 1}
-                data-key={row.key}
-                data-testid="row"
-                style={{ transform: `translateY(${index * ROW_HEIGHT}px)`, gridTemplateColumns: COLS }}
-                onClick={() => p.onPick(index, true)}
-              >
-                <span class="t" title={row.rec.timestamp}>{fmtRowTime(row.ts, p.utc, p.withDate)}</span>
-                <span><span class={`pill lv-${row.level}`}>{row.level}</span></span>
-                {p.showService && <span class="svc">{row.rec.service ?? ""}</span>}
-                <span class="msg">
-                  {row.rec.error?.name && row.rec.error.name !== "Error" && !String(row.rec.message).includes(row.rec.error.name) ? <b>{row.rec.error.name}: </b> : null}
-                  {String(row.rec.message ?? "")}
-                  {kvs(row).map(([k, v]) => (
-                    <span class="kv" key={k}>
-                      <b>{k}</b>={v}
-                    </span>
-                  ))}
-                </span>
-                <span class="caller" title={row.rec.caller}>{row.rec.caller ?? ""}</span>
-              </div>
+                row={row}
+                index={index}
+                cursor={index === p.cursor}
+                open={row.key === p.openKey}
+                utc={p.utc}
+                withDate={p.withDate}
+                showService={p.showService}
+                onPick={p.onPick}
+              />
             );
           })}
         </div>

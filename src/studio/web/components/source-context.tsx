@@ -13,21 +13,39 @@ const REASONS: Record<string, string> = {
   "no-caller": "No caller",
 };
 
-export function SourceContext(props: { api: ApiClient; caller: string | undefined; stack: string | undefined }) {
+export function SourceContext(props: {
+  api: ApiClient;
+  caller: string | undefined;
+  stack: string | undefined;
+}) {
   const [res, setRes] = useState<SourceContextResponse | { error: string } | null>(null);
   useEffect(() => {
     let live = true;
     setRes(null);
     props.api
-      .sourceContext({ ...(props.caller ? { caller: props.caller } : {}), ...(props.stack ? { stack: props.stack } : {}) })
+      .sourceContext({
+        ...(props.caller ? { caller: props.caller } : {}),
+        ...(props.stack ? { stack: props.stack } : {}),
+      })
       .then((r) => live && setRes(r))
-      .catch((e: unknown) => live && setRes({ error: e instanceof ApiFailure ? e.message : "could not load the source context" }));
+      .catch(
+        (e: unknown) =>
+          live &&
+          setRes({
+            error: e instanceof ApiFailure ? e.message : "could not load the source context",
+          }),
+      );
     return () => {
       live = false;
     };
   }, [props.caller, props.stack]);
 
-  if (res === null) return <div class="reason"><span class="spinner" /> reading the source…</div>;
+  if (res === null)
+    return (
+      <div class="reason">
+        <span class="spinner" /> reading the source…
+      </div>
+    );
   if ("error" in res) return <div class="reason">{res.error}</div>;
   if (!res.ok) {
     return (

@@ -34,7 +34,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 function recordLine(row: Row, max: number): string {
   const json = JSON.stringify(row.rec);
-  return json.length > max ? `${json.slice(0, max)}…(truncated ${fmtCount(json.length - max)} chars)` : json;
+  return json.length > max
+    ? `${json.slice(0, max)}…(truncated ${fmtCount(json.length - max)} chars)`
+    : json;
 }
 
 /**
@@ -48,28 +50,55 @@ export function buildAiContext(input: AiContextInput): string {
   out.push(`source: ${input.source}`);
   out.push(`range: ${iso(input.from)} → ${iso(input.to)} (${fmtSpan(input.to - input.from)}, UTC)`);
   if (input.window) out.push(`zoomed to: ${iso(input.window.from)} → ${iso(input.window.to)}`);
-  const filters = [...input.chips, ...(input.search.trim() ? [`search: ${input.search.trim()}`] : [])];
+  const filters = [
+    ...input.chips,
+    ...(input.search.trim() ? [`search: ${input.search.trim()}`] : []),
+  ];
   out.push(`filters: ${filters.length ? filters.join(" · ") : "none"}`);
   const s = input.stats;
-  out.push(`loaded: ${fmtCount(input.loaded)} records` + (s ? ` (LIST ${s.listRequests}, GET ${s.getRequests}, ${fmtBytes(s.downloadedBytes)} downloaded, grant ${s.grantsUsed}/${s.maxGrants})` : ""));
-  out.push(`matching: ${fmtCount(input.visible.length)} records · ${input.groups.length} error group${input.groups.length === 1 ? "" : "s"}`);
+  out.push(
+    `loaded: ${fmtCount(input.loaded)} records` +
+      (s
+        ? ` (LIST ${s.listRequests}, GET ${s.getRequests}, ${fmtBytes(s.downloadedBytes)} downloaded, grant ${s.grantsUsed}/${s.maxGrants})`
+        : ""),
+  );
+  out.push(
+    `matching: ${fmtCount(input.visible.length)} records · ${input.groups.length} error group${input.groups.length === 1 ? "" : "s"}`,
+  );
   if (input.partial) {
     const why = stoppedWords(input.stoppedBy, input.limits) ?? "stopped at an allowance";
-    out.push(`WARNING: partial load (${why}); more records exist in this range than were loaded, so every count is a lower bound.`);
+    out.push(
+      `WARNING: partial load (${why}); more records exist in this range than were loaded, so every count is a lower bound.`,
+    );
   }
   if (input.groups.length) {
-    out.push("", `## Error groups (${Math.min(10, input.groups.length)} of ${input.groups.length}, by count)`);
+    out.push(
+      "",
+      `## Error groups (${Math.min(10, input.groups.length)} of ${input.groups.length}, by count)`,
+    );
     for (const g of input.groups.slice(0, 10)) {
       const what = [g.name, g.message].filter(Boolean).join(": ");
-      out.push(`- ${fmtCount(g.count)}× ${what}${g.caller ? ` @ ${g.caller}` : ""} (first ${iso(g.firstSeen)}, last ${iso(g.lastSeen)})`);
+      out.push(
+        `- ${fmtCount(g.count)}× ${what}${g.caller ? ` @ ${g.caller}` : ""} (first ${iso(g.firstSeen)}, last ${iso(g.lastSeen)})`,
+      );
     }
   }
   if (input.selected) {
-    out.push("", "## Selected record (as stored)", "```json", JSON.stringify(input.selected.rec, null, 2), "```");
+    out.push(
+      "",
+      "## Selected record (as stored)",
+      "```json",
+      JSON.stringify(input.selected.rec, null, 2),
+      "```",
+    );
   }
   const rows = input.visible.filter((r) => r !== input.selected).slice(0, topN);
   if (rows.length) {
-    out.push("", `## ${input.selected ? "Other matching" : "Matching"} records (${rows.length} newest of ${fmtCount(input.visible.length)}, as stored, NDJSON)`, "```ndjson");
+    out.push(
+      "",
+      `## ${input.selected ? "Other matching" : "Matching"} records (${rows.length} newest of ${fmtCount(input.visible.length)}, as stored, NDJSON)`,
+      "```ndjson",
+    );
     for (const r of rows) out.push(recordLine(r, max));
     out.push("```");
   }

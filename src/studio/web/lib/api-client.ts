@@ -3,7 +3,13 @@
  * kept in sessionStorage for this tab); failures become ApiFailure with the
  * server's category, message and hint.
  */
-import type { ApiError, ApiErrorCategory, InfoResponse, LoadResponse, SourceContextResponse } from "../../api-types.js";
+import type {
+  ApiError,
+  ApiErrorCategory,
+  InfoResponse,
+  LoadResponse,
+  SourceContextResponse,
+} from "../../api-types.js";
 
 export class ApiFailure extends Error {
   constructor(
@@ -37,20 +43,32 @@ export class ApiClient {
     try {
       res = await fetch(path, {
         method,
-        headers: { authorization: `Bearer ${this.token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         cache: "no-store",
         credentials: "omit",
       });
     } catch {
-      throw new ApiFailure(0, "network", "Studio's server is not reachable", "is `stowage studio` still running in the terminal?");
+      throw new ApiFailure(
+        0,
+        "network",
+        "Studio's server is not reachable",
+        "is `stowage studio` still running in the terminal?",
+      );
     }
     const text = await res.text();
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      throw new ApiFailure(res.status, "storage", `unexpected answer from Studio's server (HTTP ${res.status})`);
+      throw new ApiFailure(
+        res.status,
+        "storage",
+        `unexpected answer from Studio's server (HTTP ${res.status})`,
+      );
     }
     if (!res.ok) {
       const e = (json as ApiError).error ?? { category: "storage", message: `HTTP ${res.status}` };

@@ -34,29 +34,50 @@ export function stoppedWords(limit: LimitName | null, limits: GrantLimits): stri
  * The meter: `LIST 12/20 · GET 40/64 · 8.1/16 MiB downloaded · 14,200/20,000 records · grant 2/5`.
  * Per-grant numbers are the last grant's; tooltips give the session totals.
  */
-export function meterItems(last: GrantUsage | null, stats: ReadStats | null, limits: GrantLimits): MeterItem[] {
-  const u = last ?? { listRequests: 0, getRequests: 0, downloadedBytes: 0, decodedBytes: 0, records: 0 };
+export function meterItems(
+  last: GrantUsage | null,
+  stats: ReadStats | null,
+  limits: GrantLimits,
+): MeterItem[] {
+  const u = last ?? {
+    listRequests: 0,
+    getRequests: 0,
+    downloadedBytes: 0,
+    decodedBytes: 0,
+    records: 0,
+  };
   const s = stats;
-  const total = (n: number | undefined, what: string) => (s ? ` This session so far: ${n} ${what}.` : " Nothing is loaded yet.");
+  const total = (n: number | undefined, what: string) =>
+    s ? ` This session so far: ${n} ${what}.` : " Nothing is loaded yet.";
   return [
     {
-      id: "list", label: `LIST ${u.listRequests}/${limits.listAttempts}`, ratio: u.listRequests / limits.listAttempts,
+      id: "list",
+      label: `LIST ${u.listRequests}/${limits.listAttempts}`,
+      ratio: u.listRequests / limits.listAttempts,
       tip: `LIST requests in the last grant / allowed per grant (retries count). Only the hour folders of the range are listed.${total(s?.listRequests, "LIST requests")}`,
     },
     {
-      id: "get", label: `GET ${u.getRequests}/${limits.getAttempts}`, ratio: u.getRequests / limits.getAttempts,
+      id: "get",
+      label: `GET ${u.getRequests}/${limits.getAttempts}`,
+      ratio: u.getRequests / limits.getAttempts,
       tip: `GET requests (object downloads) in the last grant / allowed per grant. Cached objects cost none.${total(s?.getRequests, "GET requests")}`,
     },
     {
-      id: "bytes", label: `${fmtMiB(u.downloadedBytes)}/${fmtMiB(limits.downloadBytes)} MiB downloaded`, ratio: u.downloadedBytes / limits.downloadBytes,
+      id: "bytes",
+      label: `${fmtMiB(u.downloadedBytes)}/${fmtMiB(limits.downloadBytes)} MiB downloaded`,
+      ratio: u.downloadedBytes / limits.downloadBytes,
       tip: `Compressed bytes downloaded in the last grant / allowed per grant (observed payload, not a bill). Decoded: ${fmtBytes(u.decodedBytes)} of ${fmtBytes(limits.decodedBytes)}.${s ? ` This session so far: ${fmtBytes(s.downloadedBytes)}.` : " Nothing is loaded yet."}`,
     },
     {
-      id: "records", label: `${fmtCount(u.records)}/${fmtCount(limits.records)} records`, ratio: u.records / limits.records,
+      id: "records",
+      label: `${fmtCount(u.records)}/${fmtCount(limits.records)} records`,
+      ratio: u.records / limits.records,
       tip: `Records analysed in the last grant / allowed per grant.${total(s?.records, "records")}`,
     },
     {
-      id: "grants", label: `grant ${s?.grantsUsed ?? 0}/${limits.maxGrants}`, ratio: (s?.grantsUsed ?? 0) / limits.maxGrants,
+      id: "grants",
+      label: `grant ${s?.grantsUsed ?? 0}/${limits.maxGrants}`,
+      ratio: (s?.grantsUsed ?? 0) / limits.maxGrants,
       tip: `Grants used / allowed per session. Load logs starts a session with one grant; each Load more or refresh adds one.${s ? ` Objects read ${s.objectsRead}, from cache ${s.objectsCached}, skipped ${s.objectsSkipped}.` : ""}`,
     },
   ];

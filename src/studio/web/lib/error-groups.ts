@@ -20,7 +20,10 @@ export interface ErrorGroup {
 /**
  * @example groupErrors(visibleRows, { from, to, buckets: 24 })[0].count
  */
-export function groupErrors(rows: Row[], range: { from: number; to: number; buckets?: number }): ErrorGroup[] {
+export function groupErrors(
+  rows: Row[],
+  range: { from: number; to: number; buckets?: number },
+): ErrorGroup[] {
   const n = range.buckets ?? 24;
   const span = Math.max(1, range.to - range.from);
   const groups = new Map<string, ErrorGroup>();

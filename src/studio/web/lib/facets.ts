@@ -45,14 +45,18 @@ export function chipDimension(t: Term): string {
 type Counter = Map<string, number>;
 const bump = (m: Counter, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 const top = (m: Counter, n = 50): FacetValue[] =>
-  [...m].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || a.value.localeCompare(b.value)).slice(0, n);
+  [...m]
+    .map(([value, count]) => ({ value, count }))
+    .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value))
+    .slice(0, n);
 
-const SIMPLE: Record<string, (r: Row) => unknown> = {
-  level: (r) => r.level,
-  service: (r) => r.rec.service,
-  caller: (r) => r.rec.caller,
-  "error.name": (r) => r.rec.error?.name,
-};
+/** The fixed dimensions: [chip field, value of a row]. */
+const SIMPLE: readonly [string, (r: Row) => unknown][] = [
+  ["level", (r) => r.level],
+  ["service", (r) => r.rec.service],
+  ["caller", (r) => r.rec.caller],
+  ["error.name", (r) => r.rec.error?.name],
+];
 
 /**
  * @example const { visible, facets } = deriveView({ rows, search: parseQuery(q), chips, window: null });
@@ -60,11 +64,15 @@ const SIMPLE: Record<string, (r: Row) => unknown> = {
 export function deriveView(input: ViewInput): { visible: Row[]; facets: Facets } {
   const searchOk = compileTerms(input.search);
   const dims = new Map<string, Term[]>();
-  for (const c of input.chips) dims.set(chipDimension(c), [...(dims.get(chipDimension(c)) ?? []), c]);
+  for (const c of input.chips)
+    dims.set(chipDimension(c), [...(dims.get(chipDimension(c)) ?? []), c]);
   const dimNames = [...dims.keys()];
   const dimPreds = dimNames.map((d) => compileTerms(dims.get(d)!));
   const bitOf = new Map(dimNames.map((d, i) => [d, 1 << i] as const));
-  const counters: Record<string, Counter> = { level: new Map(), service: new Map(), caller: new Map(), "error.name": new Map() };
+  const counters: Counter[] = SIMPLE.map(() => new Map());
+  const simpleBits = SIMPLE.map(([dim]) => bitOf.get(dim) ?? -1);
+  const dataBits = new Map<string, number>();
+  for (const [d, b] of bitOf) if (d.startsWith("data.")) dataBits.set(d.slice(5), b);
   const keyCount: Counter = new Map();
   const keyValues = new Map<string, Counter>();
   const visible: Row[] = [];
@@ -76,16 +84,16 @@ export function deriveView(input: ViewInput): { visible: Row[]; facets: Facets }
     let mask = 0;
     for (let i = 0; i < dimPreds.length; i++) if (!dimPreds[i]!(row)) mask |= 1 << i;
     if (mask === 0) visible.push(row);
-    for (const [dim, get] of Object.entries(SIMPLE)) {
-      if (mask !== 0 && mask !== bitOf.get(dim)) continue;
-      const v = get(row);
-      if (typeof v === "string" && v !== "") bump(counters[dim]!, v);
+    for (let i = 0; i < SIMPLE.length; i++) {
+      if (mask !== 0 && mask !== simpleBits[i]) continue;
+      const v = SIMPLE[i]![1](row);
+      if (typeof v === "string" && v !== "") bump(counters[i]!, v);
     }
-    const data = row.rec.data;
+    const data = row.rec.data as Record<string, unknown> | undefined;
     if (data && typeof data === "object" && !Array.isArray(data)) {
-      for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
-        const dim = `data.${k}`;
-        if (mask !== 0 && mask !== bitOf.get(dim)) continue;
+      for (const k in data) {
+        const v = data[k];
+        if (mask !== 0 && mask !== dataBits.get(k)) continue;
         bump(keyCount, k);
         if (v === null || typeof v === "object") continue;
         let vals = keyValues.get(k);
@@ -102,10 +110,10 @@ export function deriveView(input: ViewInput): { visible: Row[]; facets: Facets }
   return {
     visible,
     facets: {
-      level: top(counters.level!),
-      service: top(counters.service!),
-      caller: top(counters.caller!),
-      error: top(counters["error.name"]!),
+      level: top(counters[0]!),
+      service: top(counters[1]!),
+      caller: top(counters[2]!),
+      error: top(counters[3]!),
       dataKeys,
     },
   };

@@ -17,7 +17,7 @@ export function fmtBytes(n: number): string {
     v /= 1024;
     i++;
   }
-  return `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`;
+  return `${v >= 100 || Number.isInteger(v) ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`;
 }
 
 /** Bytes in MiB without the unit, for "8.1/16 MiB". */
@@ -41,8 +41,24 @@ interface Parts {
 function parts(ms: number, utc: boolean): Parts {
   const t = new Date(ms);
   return utc
-    ? { y: t.getUTCFullYear(), mo: t.getUTCMonth() + 1, d: t.getUTCDate(), h: t.getUTCHours(), mi: t.getUTCMinutes(), s: t.getUTCSeconds(), ms: t.getUTCMilliseconds() }
-    : { y: t.getFullYear(), mo: t.getMonth() + 1, d: t.getDate(), h: t.getHours(), mi: t.getMinutes(), s: t.getSeconds(), ms: t.getMilliseconds() };
+    ? {
+        y: t.getUTCFullYear(),
+        mo: t.getUTCMonth() + 1,
+        d: t.getUTCDate(),
+        h: t.getUTCHours(),
+        mi: t.getUTCMinutes(),
+        s: t.getUTCSeconds(),
+        ms: t.getUTCMilliseconds(),
+      }
+    : {
+        y: t.getFullYear(),
+        mo: t.getMonth() + 1,
+        d: t.getDate(),
+        h: t.getHours(),
+        mi: t.getMinutes(),
+        s: t.getSeconds(),
+        ms: t.getMilliseconds(),
+      };
 }
 
 /** Row time: `12:03:04.123`, with `06-12 ` in front when the range spans days. */
@@ -68,7 +84,14 @@ export function toInputValue(ms: number, utc: boolean): string {
 export function fromInputValue(value: string, utc: boolean): number {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
   if (!m) return NaN;
-  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   return utc ? Date.UTC(y, mo - 1, d, h, mi, s) : new Date(y, mo - 1, d, h, mi, s).getTime();
 }
 

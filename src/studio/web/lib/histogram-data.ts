@@ -1,7 +1,9 @@
 /** Histogram buckets: records per time step, stacked by level, on a "nice" step for the range. */
 import { LEVELS, type Row } from "./rows.js";
 
-const STEPS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400].map((s) => s * 1000);
+const STEPS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400].map(
+  (s) => s * 1000,
+);
 
 /** The smallest nice step that keeps the bar count at or under `maxBars`. */
 export function pickStep(spanMs: number, maxBars = 90): number {

@@ -38,17 +38,36 @@ const pick = (row: Row, names: string[]): unknown => {
 /** `/orders/123/items/9f1c…` → `/orders/:id/items/:id` (query string dropped). */
 export function normaliseRoute(path: string): string {
   const p = path.split("?", 1)[0]!.replace(/^https?:\/\/[^/]+/, "");
-  return p.split("/").map((s) => (/^\d+$/.test(s) || /^[0-9a-f-]{16,}$/i.test(s) || /^[0-9A-HJKMNP-TV-Z]{26}$/.test(s) ? ":id" : s)).join("/") || "/";
+  return (
+    p
+      .split("/")
+      .map((s) =>
+        /^\d+$/.test(s) || /^[0-9a-f-]{16,}$/i.test(s) || /^[0-9A-HJKMNP-TV-Z]{26}$/.test(s)
+          ? ":id"
+          : s,
+      )
+      .join("/") || "/"
+  );
 }
 
 /** The HTTP facts of a record, or null when it is not a request log. */
 export function httpFacts(row: Row): HttpFacts | null {
   const method = pick(row, ["method", "req.method", "request.method", "http.method"]);
-  const status = Number(pick(row, ["status", "statusCode", "res.statusCode", "response.status", "http.status"]));
-  const duration = Number(pick(row, ["durationMs", "duration", "responseTime", "latencyMs", "elapsedMs", "ms"]));
-  if (typeof method !== "string" || !Number.isFinite(status) || !Number.isFinite(duration)) return null;
+  const status = Number(
+    pick(row, ["status", "statusCode", "res.statusCode", "response.status", "http.status"]),
+  );
+  const duration = Number(
+    pick(row, ["durationMs", "duration", "responseTime", "latencyMs", "elapsedMs", "ms"]),
+  );
+  if (typeof method !== "string" || !Number.isFinite(status) || !Number.isFinite(duration))
+    return null;
   const rawRoute = pick(row, ["route", "path", "url", "req.url", "request.url", "http.route"]);
-  return { method: method.toUpperCase(), status, durationMs: duration, route: typeof rawRoute === "string" ? normaliseRoute(rawRoute) : "(unknown)" };
+  return {
+    method: method.toUpperCase(),
+    status,
+    durationMs: duration,
+    route: typeof rawRoute === "string" ? normaliseRoute(rawRoute) : "(unknown)",
+  };
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -80,12 +99,21 @@ export function httpStats(rows: Row[]): HttpStats {
   }
   const routeStats = [...routes].map(([route, r]) => {
     const d = r.d.sort((a, b) => a - b);
-    return { route, count: d.length, errors5xx: r.e, p50: quantile(d, 0.5), p95: quantile(d, 0.95), max: d[d.length - 1] ?? NaN };
+    return {
+      route,
+      count: d.length,
+      errors5xx: r.e,
+      p50: quantile(d, 0.5),
+      p95: quantile(d, 0.95),
+      max: d[d.length - 1] ?? NaN,
+    };
   });
   return {
     total,
     byClass: ["2xx", "3xx", "4xx", "5xx"].map((c) => ({ cls: c, count: cls.get(c) ?? 0 })),
-    byStatus: [...status].map(([s, count]) => ({ status: s, count })).sort((a, b) => a.status - b.status),
+    byStatus: [...status]
+      .map(([s, count]) => ({ status: s, count }))
+      .sort((a, b) => a.status - b.status),
     routes: routeStats.sort((a, b) => b.p95 - a.p95),
   };
 }

@@ -29,7 +29,8 @@ export function parseQuery(q: string): Term[] {
 
 /** The canonical text of a term (chips, URL, AI context). */
 export function termToString(t: Term): string {
-  const v = /[\s"]/.test(t.value) || t.value === "" ? `"${t.value.replace(/(["\\])/g, "\\$1")}"` : t.value;
+  const v =
+    /[\s"]/.test(t.value) || t.value === "" ? `"${t.value.replace(/(["\\])/g, "\\$1")}"` : t.value;
   return `${t.negate ? "-" : ""}${t.field ? `${t.field}:` : ""}${v}`;
 }
 
@@ -60,10 +61,11 @@ function positive(t: Term): (row: Row) => boolean {
   if (t.field === null) return (r) => haystack(r).includes(v);
   const field = t.field;
   if (field === "has") return (r) => fieldValue(r.rec, t.value) !== undefined;
-  if (field === "fp") return (r) => {
-    const fp = fingerprint(r.rec);
-    return fp !== null && shortHash(fp) === t.value;
-  };
+  if (field === "fp")
+    return (r) => {
+      const fp = fingerprint(r.rec);
+      return fp !== null && shortHash(fp) === t.value;
+    };
   const cmp = /^(>=|<=|>|<)(.+)$/.exec(t.value);
   if (field === "level") {
     if (cmp) {
@@ -78,14 +80,20 @@ function positive(t: Term): (row: Row) => boolean {
     const n = Number(cmp[2]);
     return (r) => {
       const a = fieldValue(r.rec, field);
-      const num = typeof a === "number" ? a : typeof a === "string" && a.trim() !== "" ? Number(a) : NaN;
+      const num =
+        typeof a === "number" ? a : typeof a === "string" && a.trim() !== "" ? Number(a) : NaN;
       return Number.isFinite(num) && compare(cmp[1]!, num, n);
     };
   }
   if (field === "message" || field === "msg") {
     return (r) => typeof r.rec.message === "string" && r.rec.message.toLowerCase().includes(v);
   }
-  const exact = t.value.includes("*") ? ((re) => (s: string) => re.test(s))(glob(t.value)) : (s: string) => s.toLowerCase() === v;
+  const exact = t.value.includes("*")
+    ? (
+        (re) => (s: string) =>
+          re.test(s)
+      )(glob(t.value))
+    : (s: string) => s.toLowerCase() === v;
   return (r) => scalarMatch(fieldValue(r.rec, field), t.value, exact);
 }
 
@@ -106,7 +114,8 @@ export function compileTerms(terms: Term[]): (row: Row) => boolean {
       ands.push(compileTerm(t));
     }
   }
-  for (const list of ors.values()) ands.push(list.length === 1 ? list[0]! : (r) => list.some((p) => p(r)));
+  for (const list of ors.values())
+    ands.push(list.length === 1 ? list[0]! : (r) => list.some((p) => p(r)));
   if (ands.length === 0) return () => true;
   return (r) => {
     for (const p of ands) if (!p(r)) return false;

@@ -5,7 +5,13 @@
  */
 import { parseQuery, termToString, type Term } from "./search.js";
 
-export const PRESETS = { "15m": 15 * 60_000, "1h": 3600_000, "6h": 6 * 3600_000, "24h": 24 * 3600_000, "7d": 7 * 24 * 3600_000 } as const;
+export const PRESETS = {
+  "15m": 15 * 60_000,
+  "1h": 3600_000,
+  "6h": 6 * 3600_000,
+  "24h": 24 * 3600_000,
+  "7d": 7 * 24 * 3600_000,
+} as const;
 export type Preset = keyof typeof PRESETS;
 export type Tab = "logs" | "errors" | "http";
 
@@ -35,7 +41,10 @@ export function readUrlState(search: string): UrlState {
   const range = p.get("range");
   const from = num("from");
   const to = num("to");
-  const view = p.get("view")?.split("~").map((x) => Date.parse(x));
+  const view = p
+    .get("view")
+    ?.split("~")
+    .map((x) => Date.parse(x));
   const tab = p.get("tab");
   return {
     preset: isPreset(range) ? range : from !== null && to !== null ? null : "1h",
@@ -45,7 +54,10 @@ export function readUrlState(search: string): UrlState {
     chips: p.getAll("f").flatMap((f) => parseQuery(f).slice(0, 1)),
     sel: p.get("sel"),
     tab: tab === "errors" || tab === "http" ? tab : "logs",
-    view: view && view.length === 2 && view.every(Number.isFinite) ? { from: view[0]!, to: view[1]! } : null,
+    view:
+      view && view.length === 2 && view.every(Number.isFinite)
+        ? { from: view[0]!, to: view[1]! }
+        : null,
     utc: p.get("tz") !== "local",
   };
 }
@@ -62,7 +74,8 @@ export function writeUrlState(s: UrlState, token: string | null): string {
   if (s.q) p.set("q", s.q);
   for (const c of s.chips) p.append("f", termToString(c));
   if (s.tab !== "logs") p.set("tab", s.tab);
-  if (s.view) p.set("view", `${new Date(s.view.from).toISOString()}~${new Date(s.view.to).toISOString()}`);
+  if (s.view)
+    p.set("view", `${new Date(s.view.from).toISOString()}~${new Date(s.view.to).toISOString()}`);
   if (s.sel) p.set("sel", s.sel);
   if (!s.utc) p.set("tz", "local");
   return `?${p.toString()}`;
