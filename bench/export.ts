@@ -42,14 +42,23 @@ async function createOrders(client: pg.Client, table: string, rows: number): Pro
            timestamptz '2024-01-01 00:00:00+00' + (g * interval '3 seconds') AS created_at,
            timestamptz '2024-01-01 00:00:00+00' + (g * interval '3 seconds') + ((g % 86400) * interval '1 second') AS updated_at,
            CASE WHEN g % 7 = 0 THEN 'gift wrap, leave at door #' || g ELSE NULL END AS note
-    FROM generate_series(1, ${rows}) g`);
+    FROM generate_series(1::bigint, ${rows}::bigint) g`);
   await client.query(`ANALYZE ${table}`);
 }
 
 /** `psql \copy (query) to stdout` into /dev/null: the fastest this source hands rows out. */
 function copyBaseline(table: string, csv: boolean): number {
   const started = process.hrtime.bigint();
-  const res = spawnSync("psql", [PG_URL, "-q", "-c", `\\copy (SELECT * FROM ${table}) to stdout${csv ? " with (format csv, header)" : ""}`], { stdio: ["ignore", "ignore", "pipe"] });
+  const res = spawnSync(
+    "psql",
+    [
+      PG_URL,
+      "-q",
+      "-c",
+      `\\copy (SELECT * FROM ${table}) to stdout${csv ? " with (format csv, header)" : ""}`,
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
   if (res.status !== 0) throw new Error(`psql failed: ${res.stderr.toString()}`);
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
@@ -72,7 +81,10 @@ function runExportChild(configFile: string, env: NodeJS.ProcessEnv): Promise<Chi
     process.exitCode = code;`;
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, ["--input-type=module", "-e", code], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--input-type=module", "-e", code], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -80,10 +92,17 @@ function runExportChild(configFile: string, env: NodeJS.ProcessEnv): Promise<Chi
     child.on("close", (status) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const stats = /BENCH (\{.*\})/.exec(err);
-      if (status !== 0 || !stats) return reject(new Error(`export child exited ${status}: ${err.slice(-2000)}`));
+      if (status !== 0 || !stats)
+        return reject(new Error(`export child exited ${status}: ${err.slice(-2000)}`));
       const s = JSON.parse(stats[1]!) as { maxRSS: number; cpu: number };
       const summary = JSON.parse(out) as { exports: { rows: number; bytes: number }[] };
-      resolve({ seconds, maxRssMb: s.maxRSS / 1024, cpuSeconds: s.cpu, bytes: summary.exports[0]!.bytes, rows: summary.exports[0]!.rows });
+      resolve({
+        seconds,
+        maxRssMb: s.maxRSS / 1024,
+        cpuSeconds: s.cpu,
+        bytes: summary.exports[0]!.bytes,
+        rows: summary.exports[0]!.rows,
+      });
     });
   });
 }
@@ -124,7 +143,14 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "stowage-bench-export-"));
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
-  const env = { ...process.env, BENCH_PG_URL: PG_URL, BENCH_S3_ENDPOINT: minio.endpoint, BENCH_S3_KEY: minio.accessKeyId, BENCH_S3_SECRET: minio.secretAccessKey, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" };
+  const env = {
+    ...process.env,
+    BENCH_PG_URL: PG_URL,
+    BENCH_S3_ENDPOINT: minio.endpoint,
+    BENCH_S3_KEY: minio.accessKeyId,
+    BENCH_S3_SECRET: minio.secretAccessKey,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+  };
   const rows: string[][] = [];
   const tables: string[] = [];
   try {
@@ -139,11 +165,19 @@ async function main(): Promise<void> {
         const r = await runExportChild(exportYaml(dir, table, format, minio), env);
         if (r.rows !== n) throw new Error(`exported ${r.rows} rows, expected ${n}`);
         rows.push([
-          n.toLocaleString("en-US"), format === "parquet" ? "parquet (zstd)" : "csv",
-          Math.round(n / copy).toLocaleString("en-US"), Math.round(n / r.seconds).toLocaleString("en-US"),
-          `${(copy / r.seconds).toFixed(2)}×`, r.seconds.toFixed(1), r.cpuSeconds.toFixed(1), r.maxRssMb.toFixed(0), (r.bytes / 1e6).toFixed(0),
+          n.toLocaleString("en-US"),
+          format === "parquet" ? "parquet (zstd)" : "csv",
+          Math.round(n / copy).toLocaleString("en-US"),
+          Math.round(n / r.seconds).toLocaleString("en-US"),
+          `${(copy / r.seconds).toFixed(2)}×`,
+          r.seconds.toFixed(1),
+          r.cpuSeconds.toFixed(1),
+          r.maxRssMb.toFixed(0),
+          (r.bytes / 1e6).toFixed(0),
         ]);
-        console.log(`  ${format}: ${r.seconds.toFixed(1)} s (\\copy ${copy.toFixed(1)} s), peak RSS ${r.maxRssMb.toFixed(0)} MB`);
+        console.log(
+          `  ${format}: ${r.seconds.toFixed(1)} s (\\copy ${copy.toFixed(1)} s), peak RSS ${r.maxRssMb.toFixed(0)} MB`,
+        );
       }
     }
   } finally {
@@ -152,11 +186,26 @@ async function main(): Promise<void> {
     await minio.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const head = ["rows", "format", "\\copy rows/s", "stowage rows/s", "vs \\copy", "wall s", "cpu s", "peak RSS MB", "object MB"];
+  const head = [
+    "rows",
+    "format",
+    "\\copy rows/s",
+    "stowage rows/s",
+    "vs \\copy",
+    "wall s",
+    "cpu s",
+    "peak RSS MB",
+    "object MB",
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
-  console.log(`\n${line(head)}\n${widths.map((w) => "-".repeat(w)).join("  ")}\n${rows.map(line).join("\n")}`);
-  console.log("\nvs \\copy = stowage rows/s ÷ psql \\copy rows/s (same table, same run; \\copy writes to /dev/null, stowage to MinIO).");
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  console.log(
+    `\n${line(head)}\n${widths.map((w) => "-".repeat(w)).join("  ")}\n${rows.map(line).join("\n")}`,
+  );
+  console.log(
+    "\nvs \\copy = stowage rows/s ÷ psql \\copy rows/s (same table, same run; \\copy writes to /dev/null, stowage to MinIO).",
+  );
 }
 
 main().catch((err: unknown) => {

@@ -19,12 +19,31 @@ import { PG_URL, pgDrop, pgExec, pgTableName } from "./support/pg.js";
 
 const env = () => ({ MINIO_KEY: minio().accessKeyId, MINIO_SECRET: minio().secretAccessKey });
 
-function config(exp: Record<string, unknown>, prefix: string, tuning: Record<string, unknown> = {}): ResolvedExportConfig {
+function config(
+  exp: Record<string, unknown>,
+  prefix: string,
+  tuning: Record<string, unknown> = {},
+): ResolvedExportConfig {
   const m = minio();
   return resolveExportConfig(
     {
       source: { type: "postgres", url: PG_URL },
-      exports: [{ name: "orders", ...exp, destination: { type: "s3", bucket: m.bucket, prefix, endpoint: m.endpoint, region: m.region, force_path_style: true, access_key_env: "MINIO_KEY", secret_key_env: "MINIO_SECRET" } }],
+      exports: [
+        {
+          name: "orders",
+          ...exp,
+          destination: {
+            type: "s3",
+            bucket: m.bucket,
+            prefix,
+            endpoint: m.endpoint,
+            region: m.region,
+            force_path_style: true,
+            access_key_env: "MINIO_KEY",
+            secret_key_env: "MINIO_SECRET",
+          },
+        },
+      ],
       tuning,
     },
     { env: env(), file: "test.yaml" },
@@ -49,18 +68,33 @@ async function exists(store: ObjectStore, key: string): Promise<boolean> {
 }
 
 /** Delegates to a real store, recording each call and letting a test intercept one. */
-function recording(inner: ObjectStore, hook: (op: string, key: string) => Promise<void> = async () => {}) {
+function recording(
+  inner: ObjectStore,
+  hook: (op: string, key: string) => Promise<void> = async () => {},
+) {
   const log: string[] = [];
   const store: ObjectStore = {
     description: inner.description,
-    put: async (key, body, o) => (log.push(`put ${key}`), await hook("put", key), inner.put(key, body, o)),
+    put: async (key, body, o) => (
+      log.push(`put ${key}`),
+      await hook("put", key),
+      inner.put(key, body, o)
+    ),
     get: (key, o) => inner.get(key, o),
     head: (key, o) => inner.head(key, o),
     list: (o) => inner.list(o),
     delete: async (key, o) => (log.push(`delete ${key}`), inner.delete(key, o)),
-    startMultipart: async (key, o) => (log.push(`start ${key}`), await hook("start", key), inner.startMultipart(key, o)),
+    startMultipart: async (key, o) => (
+      log.push(`start ${key}`),
+      await hook("start", key),
+      inner.startMultipart(key, o)
+    ),
     uploadPart: (u, n, b, o) => inner.uploadPart(u, n, b, o),
-    completeMultipart: async (u, p, o) => (log.push(`complete ${u.key}`), await hook("complete", u.key), inner.completeMultipart(u, p, o)),
+    completeMultipart: async (u, p, o) => (
+      log.push(`complete ${u.key}`),
+      await hook("complete", u.key),
+      inner.completeMultipart(u, p, o)
+    ),
     abortMultipart: async (u, o) => (log.push(`abort ${u.key}`), inner.abortMultipart(u, o)),
     listMultipartUploads: (p, o) => inner.listMultipartUploads(p, o),
     close: () => inner.close(),
@@ -82,7 +116,9 @@ describe("export write contract", () => {
       timestamp '2024-01-01' + g * interval '1 second' AS created_at, md5(g::text) AS note FROM generate_series(1, 120000) g`);
     await pgExec(`CREATE TABLE "${inc}" (id bigint PRIMARY KEY, v text)`);
     await pgExec(`INSERT INTO "${inc}" SELECT g, 'v' || g FROM generate_series(1, 500) g`);
-    await pgExec(`CREATE TABLE "${chunked}" AS SELECT g AS id, CASE WHEN g % 97 = 0 THEN NULL ELSE g * 3 END AS k FROM generate_series(1, 9000) g`);
+    await pgExec(
+      `CREATE TABLE "${chunked}" AS SELECT g AS id, CASE WHEN g % 97 = 0 THEN NULL ELSE g * 3 END AS k FROM generate_series(1, 9000) g`,
+    );
   });
   afterAll(async () => {
     store.close();
@@ -95,7 +131,8 @@ describe("export write contract", () => {
     await store.put(`${prefix}/_SUCCESS`, "stale\n");
     let successAtFirstPart: boolean | undefined;
     const rec = recording(store, async (op, key) => {
-      if (successAtFirstPart === undefined && /orders_\d{8}/.test(key)) successAtFirstPart = await exists(store, `${prefix}/_SUCCESS`);
+      if (successAtFirstPart === undefined && /orders_\d{8}/.test(key))
+        successAtFirstPart = await exists(store, `${prefix}/_SUCCESS`);
     });
     const r = await runConfiguredExport(cfg, cfg.exports[0]!, { env: env(), store: rec.store });
     expect(successAtFirstPart).toBe(false);
@@ -103,18 +140,41 @@ describe("export write contract", () => {
     const at = (s: string) => log.findIndex((l) => l.startsWith(s));
     expect(at(`delete ${prefix}/_SUCCESS`)).toBeGreaterThanOrEqual(0);
     expect(at(`delete ${prefix}/_SUCCESS`)).toBeLessThan(at(`start ${prefix}/orders_`));
-    expect(at(`complete ${prefix}/orders_`)).toBeLessThan(at(`put ${prefix}/manifest-${r.runId}.json`));
-    expect(at(`put ${prefix}/manifest-${r.runId}.json`)).toBeLessThan(at(`put ${prefix}/manifest.json`));
+    expect(at(`complete ${prefix}/orders_`)).toBeLessThan(
+      at(`put ${prefix}/manifest-${r.runId}.json`),
+    );
+    expect(at(`put ${prefix}/manifest-${r.runId}.json`)).toBeLessThan(
+      at(`put ${prefix}/manifest.json`),
+    );
     expect(log[log.length - 1]).toBe(`put ${prefix}/_SUCCESS`);
     // The manifest describes exactly what landed, and _SUCCESS holds its SHA-256.
     const manifestBytes = await read(store, `${prefix}/manifest.json`);
-    expect((await read(store, `${prefix}/_SUCCESS`)).toString().trim()).toBe(createHash("sha256").update(manifestBytes).digest("hex"));
+    expect((await read(store, `${prefix}/_SUCCESS`)).toString().trim()).toBe(
+      createHash("sha256").update(manifestBytes).digest("hex"),
+    );
     expect(await read(store, `${prefix}/manifest-${r.runId}.json`)).toEqual(manifestBytes);
     const m = parseManifest(manifestBytes, "manifest.json");
-    expect(m).toMatchObject({ run_id: r.runId, export: "orders", mode: "full", format: "csv", compression: "none", totals: { rows: 120000, parts: 1 } });
-    expect(m.schema.map((c) => [c.name, c.type])).toEqual([["id", "int32"], ["customer", "string"], ["amount", "decimal"], ["created_at", "timestamp"], ["note", "string"]]);
+    expect(m).toMatchObject({
+      run_id: r.runId,
+      export: "orders",
+      mode: "full",
+      format: "csv",
+      compression: "none",
+      totals: { rows: 120000, parts: 1 },
+    });
+    expect(m.schema.map((c) => [c.name, c.type])).toEqual([
+      ["id", "int32"],
+      ["customer", "string"],
+      ["amount", "decimal"],
+      ["created_at", "timestamp"],
+      ["note", "string"],
+    ]);
     const body = await read(store, m.parts[0]!.path);
-    expect(m.parts[0]).toMatchObject({ rows: 120000, bytes: body.length, sha256: createHash("sha256").update(body).digest("hex") });
+    expect(m.parts[0]).toMatchObject({
+      rows: 120000,
+      bytes: body.length,
+      sha256: createHash("sha256").update(body).digest("hex"),
+    });
     expect(body.length).toBeGreaterThan(5 * 1024 * 1024); // went through multipart
     expect(rowsCsv(body.toString()).length).toBe(120000);
     expect((await validateExport(cfg.exports[0]!, { store, depth: "full" })).status).toBe("ok");
@@ -122,7 +182,15 @@ describe("export write contract", () => {
 
   it("§7.2 max_file_size splits into _part{N} objects that together equal the source", async () => {
     const prefix = uniquePrefix("split");
-    const cfg = config({ query: `SELECT * FROM "${big}" WHERE id <= 20000 ORDER BY id`, format: "csv", max_file_size: "200KB" }, prefix, { batch_size: 500 });
+    const cfg = config(
+      {
+        query: `SELECT * FROM "${big}" WHERE id <= 20000 ORDER BY id`,
+        format: "csv",
+        max_file_size: "200KB",
+      },
+      prefix,
+      { batch_size: 500 },
+    );
     const r = await runConfiguredExport(cfg, cfg.exports[0]!, { env: env(), store });
     expect(r.parts.length).toBeGreaterThan(5);
     const ids: number[] = [];
@@ -138,13 +206,20 @@ describe("export write contract", () => {
 
   it("§7.2 parquet parts split by size each read back, rows summing to the source", async () => {
     const prefix = uniquePrefix("split-pq");
-    const cfg = config({ query: `SELECT id, note FROM "${big}" WHERE id <= 30000`, max_file_size: "300KB" }, prefix, { batch_size: 1000, row_group_size: 2000 });
+    const cfg = config(
+      { query: `SELECT id, note FROM "${big}" WHERE id <= 30000`, max_file_size: "300KB" },
+      prefix,
+      { batch_size: 1000, row_group_size: 2000 },
+    );
     const r = await runConfiguredExport(cfg, cfg.exports[0]!, { env: env(), store });
     expect(r.parts.length).toBeGreaterThan(1);
     let sum = 0;
     for (const p of r.parts) {
       const b = await read(store, p.path);
-      const back = await parquetReadObjects({ file: b.buffer.slice(b.byteOffset, b.byteOffset + b.length), compressors });
+      const back = await parquetReadObjects({
+        file: b.buffer.slice(b.byteOffset, b.byteOffset + b.length) as ArrayBuffer,
+        compressors,
+      });
       expect(back.length).toBe(p.rows);
       sum += back.reduce((a, o) => a + Number(o.id), 0);
     }
@@ -153,10 +228,23 @@ describe("export write contract", () => {
 
   it("§7.2 validate: metadata finds a missing part, full depth finds an altered one, no _SUCCESS is incomplete", async () => {
     const prefix = uniquePrefix("validate");
-    const cfg = config({ query: `SELECT * FROM "${big}" WHERE id <= 3000`, format: "ndjson", max_file_size: "100KB" }, prefix, { batch_size: 200 });
+    const cfg = config(
+      {
+        query: `SELECT * FROM "${big}" WHERE id <= 3000`,
+        format: "ndjson",
+        max_file_size: "100KB",
+      },
+      prefix,
+      { batch_size: 200 },
+    );
     const exp = cfg.exports[0]!;
     const r = await runConfiguredExport(cfg, exp, { env: env(), store });
-    expect(await validateExport(exp, { store })).toMatchObject({ ok: true, status: "ok", rows: 3000, runId: r.runId });
+    expect(await validateExport(exp, { store })).toMatchObject({
+      ok: true,
+      status: "ok",
+      rows: 3000,
+      runId: r.runId,
+    });
     const victim = r.parts[1]!;
     const original = await read(store, victim.path);
     const altered = Buffer.from(original);
@@ -167,21 +255,34 @@ describe("export write contract", () => {
     expect(full.status).toBe("corrupt");
     expect(full.problems.join()).toContain(`${victim.path} has SHA-256`);
     await store.delete(victim.path);
-    expect((await validateExport(exp, { store })).problems).toEqual([`part ${victim.path} is missing`]);
+    expect((await validateExport(exp, { store })).problems).toEqual([
+      `part ${victim.path} is missing`,
+    ]);
     await store.delete(`${prefix}/_SUCCESS`);
     expect((await validateExport(exp, { store })).status).toBe("incomplete");
   });
 
   it("§7.2 incremental: the second run exports only new rows; a failed run does not advance the cursor", async () => {
     const prefix = uniquePrefix("inc");
-    const cfg = config({ table: inc, mode: "incremental", cursor_column: "id", format: "ndjson" }, prefix);
+    const cfg = config(
+      { table: inc, mode: "incremental", cursor_column: "id", format: "ndjson" },
+      prefix,
+    );
     const exp = cfg.exports[0]!;
-    const idsOf = async (key: string) => (await read(store, key)).toString().trimEnd().split("\n").map((l) => (JSON.parse(l) as { id: number }).id);
+    const idsOf = async (key: string) =>
+      (await read(store, key))
+        .toString()
+        .trimEnd()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { id: number }).id);
     const r1 = await runConfiguredExport(cfg, exp, { env: env(), store });
     expect(r1.rows).toBe(500);
     expect(r1.cursor).toEqual({ column: "id", kind: "int64", from: null, to: "500" });
     const cursorKey = `${prefix}/_cursor-orders.json`;
-    expect(JSON.parse((await read(store, cursorKey)).toString())).toMatchObject({ value: "500", run_id: r1.runId });
+    expect(JSON.parse((await read(store, cursorKey)).toString())).toMatchObject({
+      value: "500",
+      run_id: r1.runId,
+    });
 
     await pgExec(`INSERT INTO "${inc}" SELECT g, 'v' || g FROM generate_series(501, 520) g`);
     const r2 = await runConfiguredExport(cfg, exp, { env: env(), store });
@@ -190,41 +291,77 @@ describe("export write contract", () => {
 
     await pgExec(`INSERT INTO "${inc}" SELECT g, 'v' || g FROM generate_series(521, 530) g`);
     const failing = recording(store, async (op, key) => {
-      if (op === "put" && key.endsWith("/manifest.json")) throw new Error("injected: storage refused the manifest");
+      if (op === "put" && key.endsWith("/manifest.json"))
+        throw new Error("injected: storage refused the manifest");
     });
-    await expect(runConfiguredExport(cfg, exp, { env: env(), store: failing.store })).rejects.toThrow(/injected/);
+    await expect(
+      runConfiguredExport(cfg, exp, { env: env(), store: failing.store }),
+    ).rejects.toThrow(/injected/);
     expect(await exists(store, `${prefix}/_SUCCESS`)).toBe(false);
-    expect(JSON.parse((await read(store, cursorKey)).toString())).toMatchObject({ value: "520", run_id: r2.runId });
+    expect(JSON.parse((await read(store, cursorKey)).toString())).toMatchObject({
+      value: "520",
+      run_id: r2.runId,
+    });
 
     const r4 = await runConfiguredExport(cfg, exp, { env: env(), store });
     expect(await idsOf(r4.parts[0]!.path)).toEqual(Array.from({ length: 10 }, (_, i) => 521 + i));
     const r5 = await runConfiguredExport(cfg, exp, { env: env(), store });
     expect(r5.rows).toBe(0); // nothing new: an empty file, the cursor stays
-    expect(JSON.parse((await read(store, cursorKey)).toString())).toMatchObject({ value: "530", run_id: r4.runId });
+    expect(JSON.parse((await read(store, cursorKey)).toString())).toMatchObject({
+      value: "530",
+      run_id: r4.runId,
+    });
   });
 
   it("§7.2 chunked with parallel: 3 exports every row exactly once, NULL keys included", async () => {
     const prefix = uniquePrefix("chunked");
-    const cfg = config({ table: chunked, mode: "chunked", chunk_column: "k", chunk_size: 2500, parallel: 3, format: "parquet" }, prefix);
+    const cfg = config(
+      {
+        table: chunked,
+        mode: "chunked",
+        chunk_column: "k",
+        chunk_size: 2500,
+        parallel: 3,
+        format: "parquet",
+      },
+      prefix,
+    );
     const r = await runConfiguredExport(cfg, cfg.exports[0]!, { env: env(), store });
     const ids: number[] = [];
     for (const p of r.parts) {
       expect(p.path).toMatch(/\/orders_\d{8}_\d{6}_chunk\d+_[0-9a-f]{8}\.parquet$/);
       const b = await read(store, p.path);
-      const back = await parquetReadObjects({ file: b.buffer.slice(b.byteOffset, b.byteOffset + b.length), compressors });
+      const back = await parquetReadObjects({
+        file: b.buffer.slice(b.byteOffset, b.byteOffset + b.length) as ArrayBuffer,
+        compressors,
+      });
       ids.push(...back.map((o) => Number(o.id)));
     }
     expect(ids.length).toBe(9000);
     expect(new Set(ids).size).toBe(9000);
-    expect(r.parts.map((p) => p.chunk)).toEqual([...r.parts.map((p) => p.chunk!)].sort((a, b) => a - b));
+    expect(r.parts.map((p) => p.chunk)).toEqual(
+      [...r.parts.map((p) => p.chunk!)].sort((a, b) => a - b),
+    );
     const m = parseManifest(await read(store, `${prefix}/manifest.json`), "m");
-    expect(m.chunks).toMatchObject({ column: "k", size: 2500, parallel: 3, min: "3", max: "27000", count: 12 });
+    expect(m.chunks).toMatchObject({
+      column: "k",
+      size: 2500,
+      parallel: 3,
+      min: "3",
+      max: "27000",
+      count: 12,
+    });
   });
 
   it("§7.2 memory: encoder and upload buffers stay within their bounds while the object is many times larger", async () => {
     const prefix = uniquePrefix("memory");
     const query = `SELECT b.*, g AS copy FROM "${big}" b, generate_series(1, 3) g`;
-    const cfg = config({ query, format: "parquet", compression: "none" }, prefix, { batch_size: 1000, row_group_bytes: "512KiB", part_size: "5MiB", queue_size: 2 });
+    const cfg = config({ query, format: "parquet", compression: "none" }, prefix, {
+      batch_size: 1000,
+      row_group_bytes: "512KiB",
+      part_size: "5MiB",
+      queue_size: 2,
+    });
     const r = await runConfiguredExport(cfg, cfg.exports[0]!, { env: env(), store });
     const encoderBound = 2 * 512 * 1024 + 2 * 1024 * 1024; // 2 × row group + 2 × hand-off chunk
     const writerBound = (2 + 1) * 5 * 1024 * 1024 + 1024 * 1024; // (queueSize + 1) × partSize + one chunk

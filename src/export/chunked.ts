@@ -21,22 +21,31 @@ function toBigInt(v: unknown, column: string): bigint | null {
   if (typeof v === "bigint") return v;
   if (typeof v === "number" && Number.isInteger(v)) return BigInt(v);
   if (typeof v === "string" && /^-?\d+(\.0*)?$/.test(v)) return BigInt(v.replace(/\.0*$/, ""));
-  throw new StowageError("config", `chunk_column "${column}" holds ${String(v)}; chunked mode needs an integer column`, {
-    hint: "chunk on an integer key such as the primary key",
-  });
+  throw new StowageError(
+    "config",
+    `chunk_column "${column}" holds ${String(v)}; chunked mode needs an integer column`,
+    {
+      hint: "chunk on an integer key such as the primary key",
+    },
+  );
 }
 
 async function bounds(ctx: RunContext, source: Source): Promise<[bigint | null, bigint | null]> {
   const col = source.quoteIdent(ctx.exp.chunkColumn!);
   const sql = `SELECT MIN(${col}) AS lo, MAX(${col}) AS hi FROM (${ctx.baseSql(source)}) AS stowage_q`;
-  const stream = await source.query(sql, [], { batchSize: 1, ...(ctx.options.signal ? { signal: ctx.options.signal } : {}) });
+  const stream = await source.query(sql, [], {
+    batchSize: 1,
+    ...(ctx.options.signal ? { signal: ctx.options.signal } : {}),
+  });
   let row: unknown[] = [null, null];
   for await (const batch of stream) row = batch[0] ?? row;
   return [toBigInt(row[0], ctx.exp.chunkColumn!), toBigInt(row[1], ctx.exp.chunkColumn!)];
 }
 
 /** Runs every chunk; resolves with the parts in chunk order. */
-export async function runChunked(ctx: RunContext): Promise<{ parts: PartRecord[]; columns: ColumnSpec[]; chunks: Manifest["chunks"] }> {
+export async function runChunked(
+  ctx: RunContext,
+): Promise<{ parts: PartRecord[]; columns: ColumnSpec[]; chunks: Manifest["chunks"] }> {
   const { exp, options } = ctx;
   const size = BigInt(exp.chunkSize!);
   const first = await options.openSource();
@@ -69,14 +78,25 @@ export async function runChunked(ctx: RunContext): Promise<{ parts: PartRecord[]
     const failed = results.find((r) => r.status === "rejected");
     if (failed) throw failed.reason;
     parts.sort((a, b) => (a.chunk ?? 0) - (b.chunk ?? 0)); // stable: a chunk's parts stay in order
-    const chunks = { column: exp.chunkColumn!, size: exp.chunkSize!, parallel: exp.parallel, min: min?.toString() ?? null, max: max?.toString() ?? null, count: list.length };
+    const chunks = {
+      column: exp.chunkColumn!,
+      size: exp.chunkSize!,
+      parallel: exp.parallel,
+      min: min?.toString() ?? null,
+      max: max?.toString() ?? null,
+      count: list.length,
+    };
     return { parts, columns: columns ?? [], chunks };
   } finally {
     await Promise.allSettled(sources.map((s) => s.close()));
   }
 }
 
-async function exportChunk(ctx: RunContext, source: Source, chunk: Chunk): Promise<{ parts: PartRecord[]; columns: ColumnSpec[] }> {
+async function exportChunk(
+  ctx: RunContext,
+  source: Source,
+  chunk: Chunk,
+): Promise<{ parts: PartRecord[]; columns: ColumnSpec[] }> {
   const col = source.quoteIdent(ctx.exp.chunkColumn!);
   const params: QueryParam[] = [];
   let where = `${col} IS NULL`;
@@ -86,7 +106,10 @@ async function exportChunk(ctx: RunContext, source: Source, chunk: Chunk): Promi
   }
   const sql = `SELECT * FROM (${ctx.baseSql(source)}) AS stowage_q WHERE ${where}`;
   const { tuning, signal } = ctx.options;
-  const stream = await source.query(sql, params, { batchSize: tuning.batchSize, ...(signal ? { signal } : {}) });
+  const stream = await source.query(sql, params, {
+    batchSize: tuning.batchSize,
+    ...(signal ? { signal } : {}),
+  });
   const split = ctx.exp.maxFileBytes !== undefined;
   const out = ctx.output(stream.columns, (n) => ctx.keys.chunk(chunk.n, n, split), chunk.n);
   for await (const batch of stream) {

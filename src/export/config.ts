@@ -13,7 +13,12 @@ import { normaliseKeys } from "../config/keys.js";
 import { loadConfigFile } from "../config/load-config.js";
 import { parseBytes } from "../shared/bytes.js";
 import { StowageError } from "../shared/errors.js";
-import { COMPRESSIONS, defaultCompression, type Compression, type FormatName } from "./formats/format.js";
+import {
+  COMPRESSIONS,
+  defaultCompression,
+  type Compression,
+  type FormatName,
+} from "./formats/format.js";
 import { resolvePrefix } from "./naming.js";
 import type { SourceType } from "./sources/source.js";
 
@@ -22,7 +27,10 @@ const size = z.union([z.number().int().nonnegative(), z.string().min(1)]);
 const posInt = z.number().int().min(1);
 
 const exportSchema = z.strictObject({
-  name: z.string().refine((v) => NAME.test(v), { message: "must be filename-safe: letters, digits, `.`, `_`, `-` (at most 100, not starting with `.`/`-`/`_`)" }),
+  name: z.string().refine((v) => NAME.test(v), {
+    message:
+      "must be filename-safe: letters, digits, `.`, `_`, `-` (at most 100, not starting with `.`/`-`/`_`)",
+  }),
   query: z.string().min(1).optional(),
   table: z.string().min(1).optional(),
   mode: z.enum(["full", "incremental", "chunked"]).default("full"),
@@ -40,7 +48,10 @@ const fileSchema = z.strictObject({
   source: z.strictObject({
     type: z.enum(["postgres", "mysql", "sqlite"]),
     url: z.string().min(1).optional(),
-    urlEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be the NAME of an environment variable" }).optional(),
+    urlEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be the NAME of an environment variable" })
+      .optional(),
     path: z.string().min(1).optional(),
   }),
   exports: z.array(exportSchema).min(1),
@@ -101,19 +112,29 @@ export interface LoadExportOptions {
   trustedHosts?: readonly string[];
 }
 
-const fail = (file: string, msg: string, hint?: string) => new StowageError("config", `${file}: ${msg}`, hint ? { hint } : {});
+const fail = (file: string, msg: string, hint?: string) =>
+  new StowageError("config", `${file}: ${msg}`, hint ? { hint } : {});
 
 /**
  * Loads and validates an export YAML file.
  * @example const cfg = await loadExportConfig("export.yaml", { env: process.env });
  */
-export async function loadExportConfig(path: string, options: LoadExportOptions): Promise<ResolvedExportConfig> {
-  const loaded = await loadConfigFile(path, { env: options.env, ...(options.cwd ? { cwd: options.cwd } : {}) });
+export async function loadExportConfig(
+  path: string,
+  options: LoadExportOptions,
+): Promise<ResolvedExportConfig> {
+  const loaded = await loadConfigFile(path, {
+    env: options.env,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   return resolveExportConfig(loaded.data, { ...options, file: loaded.path });
 }
 
 /** Validates an already-parsed (and interpolated) export file. */
-export function resolveExportConfig(raw: unknown, options: LoadExportOptions & { file: string }): ResolvedExportConfig {
+export function resolveExportConfig(
+  raw: unknown,
+  options: LoadExportOptions & { file: string },
+): ResolvedExportConfig {
   const file = options.file;
   const { value, origins } = normaliseKeys(raw, "");
   const parsed = fileSchema.safeParse(value, { error: configErrorMap, reportInput: true });
@@ -126,7 +147,7 @@ export function resolveExportConfig(raw: unknown, options: LoadExportOptions & {
     batchSize: t.batchSize ?? 10_000,
     partSize: parseBytes(t.partSize ?? "8MiB", `${file}: tuning.part_size`),
     queueSize: t.queueSize ?? 4,
-    rowGroupRows: t.rowGroupSize ?? 100_000,
+    rowGroupRows: t.rowGroupSize ?? 50_000,
     rowGroupBytes: parseBytes(t.rowGroupBytes ?? "32MiB", `${file}: tuning.row_group_bytes`),
     maxAttempts: t.maxAttempts ?? 4,
     connectTimeoutMs: t.connectTimeoutMs ?? 10_000,
@@ -134,56 +155,118 @@ export function resolveExportConfig(raw: unknown, options: LoadExportOptions & {
   };
   const names = new Set<string>();
   const exports = data.exports.map((e, i) => {
-    if (names.has(e.name)) throw fail(file, `exports[${i}].name "${e.name}" is used twice; export names must be unique`);
+    if (names.has(e.name))
+      throw fail(file, `exports[${i}].name "${e.name}" is used twice; export names must be unique`);
     names.add(e.name);
     const rawDest = rawExports[i]?.destination ?? (raw as Record<string, unknown>).destination;
     return resolveExport(e, rawDest, i, file, options);
   });
   if (exports.some((e) => e.destination.type === "s3") && tuning.partSize < 5 * 1024 * 1024) {
-    throw fail(file, "tuning.part_size must be at least 5MiB for S3 destinations (S3's minimum part size)");
+    throw fail(
+      file,
+      "tuning.part_size must be at least 5MiB for S3 destinations (S3's minimum part size)",
+    );
   }
   checkPrefixCollisions(exports, file);
   return { file, source, exports, tuning };
 }
 
-function resolveSource(s: z.output<typeof fileSchema>["source"], env: Env, file: string): ResolvedExportConfig["source"] {
-  const given = [s.url !== undefined && "url", s.urlEnv !== undefined && "url_env", s.path !== undefined && "path"].filter(Boolean);
+function resolveSource(
+  s: z.output<typeof fileSchema>["source"],
+  env: Env,
+  file: string,
+): ResolvedExportConfig["source"] {
+  const given = [
+    s.url !== undefined && "url",
+    s.urlEnv !== undefined && "url_env",
+    s.path !== undefined && "path",
+  ].filter(Boolean);
   if (given.length !== 1) {
-    throw fail(file, `source: set exactly one of url_env, url${s.type === "sqlite" ? ", path" : ""} (found ${given.length ? given.join(" and ") : "none"})`, "url_env names an environment variable holding the connection URL, e.g. url_env: DATABASE_URL");
+    throw fail(
+      file,
+      `source: set exactly one of url_env, url${s.type === "sqlite" ? ", path" : ""} (found ${given.length ? given.join(" and ") : "none"})`,
+      "url_env names an environment variable holding the connection URL, e.g. url_env: DATABASE_URL",
+    );
   }
-  if (s.path !== undefined && s.type !== "sqlite") throw fail(file, "source.path is only for sqlite; use url_env (or url) for a network database");
+  if (s.path !== undefined && s.type !== "sqlite")
+    throw fail(file, "source.path is only for sqlite; use url_env (or url) for a network database");
   if (s.urlEnv !== undefined) {
     const url = env[s.urlEnv];
     if (url === undefined || url === "") {
-      throw fail(file, `source.url_env names ${s.urlEnv}, but the environment variable ${s.urlEnv} is not set`, `export ${s.urlEnv}=<connection URL> before running`);
+      throw fail(
+        file,
+        `source.url_env names ${s.urlEnv}, but the environment variable ${s.urlEnv} is not set`,
+        `export ${s.urlEnv}=<connection URL> before running`,
+      );
     }
     return { type: s.type, url, urlEnv: s.urlEnv };
   }
   return { type: s.type, url: (s.url ?? s.path)! };
 }
 
-function resolveExport(e: z.output<typeof exportSchema>, rawDest: unknown, i: number, file: string, options: LoadExportOptions & { file: string }): ResolvedExport {
+function resolveExport(
+  e: z.output<typeof exportSchema>,
+  rawDest: unknown,
+  i: number,
+  file: string,
+  options: LoadExportOptions & { file: string },
+): ResolvedExport {
   const at = `exports[${i}] (${e.name})`;
-  if ((e.query === undefined) === (e.table === undefined)) throw fail(file, `${at}: set exactly one of query or table`);
-  const stray = (keys: [string, unknown][]) => keys.filter(([, v]) => v !== undefined).map(([k]) => k);
-  if (e.mode === "incremental" && !e.cursorColumn) throw fail(file, `${at}: mode incremental needs cursor_column (a column that only grows, e.g. an id or updated_at)`);
-  if (e.mode === "chunked" && (!e.chunkColumn || !e.chunkSize)) throw fail(file, `${at}: mode chunked needs chunk_column (numeric) and chunk_size`);
+  if ((e.query === undefined) === (e.table === undefined))
+    throw fail(file, `${at}: set exactly one of query or table`);
+  const stray = (keys: [string, unknown][]) =>
+    keys.filter(([, v]) => v !== undefined).map(([k]) => k);
+  if (e.mode === "incremental" && !e.cursorColumn)
+    throw fail(
+      file,
+      `${at}: mode incremental needs cursor_column (a column that only grows, e.g. an id or updated_at)`,
+    );
+  if (e.mode === "chunked" && (!e.chunkColumn || !e.chunkSize))
+    throw fail(file, `${at}: mode chunked needs chunk_column (numeric) and chunk_size`);
   const misplaced = [
     ...(e.mode !== "incremental" ? stray([["cursor_column", e.cursorColumn]]) : []),
-    ...(e.mode !== "chunked" ? stray([["chunk_column", e.chunkColumn], ["chunk_size", e.chunkSize], ["parallel", e.parallel]]) : []),
+    ...(e.mode !== "chunked"
+      ? stray([
+          ["chunk_column", e.chunkColumn],
+          ["chunk_size", e.chunkSize],
+          ["parallel", e.parallel],
+        ])
+      : []),
   ];
-  if (misplaced.length) throw fail(file, `${at}: ${misplaced.join(", ")} do${misplaced.length === 1 ? "es" : ""} not apply to mode ${e.mode}`);
+  if (misplaced.length)
+    throw fail(
+      file,
+      `${at}: ${misplaced.join(", ")} do${misplaced.length === 1 ? "es" : ""} not apply to mode ${e.mode}`,
+    );
   const compression = e.compression ?? defaultCompression(e.format);
   if (!COMPRESSIONS[e.format].includes(compression)) {
-    throw fail(file, `${at}: compression ${compression} is not available for ${e.format}; use ${COMPRESSIONS[e.format].join(" or ")}`);
+    throw fail(
+      file,
+      `${at}: compression ${compression} is not available for ${e.format}; use ${COMPRESSIONS[e.format].join(" or ")}`,
+    );
   }
-  const maxFileBytes = e.maxFileSize === undefined ? undefined : parseBytes(e.maxFileSize, `${file}: ${at}.max_file_size`);
-  if (maxFileBytes !== undefined && maxFileBytes < 1024) throw fail(file, `${at}: max_file_size must be at least 1KB`);
-  if (rawDest === undefined) throw fail(file, `${at}: missing destination (type: s3 with bucket, or type: local with path)`);
-  const dest = parseDestination(rawDest, `exports[${i}].destination`, { env: options.env, origin: "data", file, ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.trustedHosts ? { trustedHosts: options.trustedHosts } : {}) });
+  const maxFileBytes =
+    e.maxFileSize === undefined
+      ? undefined
+      : parseBytes(e.maxFileSize, `${file}: ${at}.max_file_size`);
+  if (maxFileBytes !== undefined && maxFileBytes < 1024)
+    throw fail(file, `${at}: max_file_size must be at least 1KB`);
+  if (rawDest === undefined)
+    throw fail(file, `${at}: missing destination (type: s3 with bucket, or type: local with path)`);
+  const dest = parseDestination(rawDest, `exports[${i}].destination`, {
+    env: options.env,
+    origin: "data",
+    file,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.trustedHosts ? { trustedHosts: options.trustedHosts } : {}),
+  });
   const template = dest.type === "s3" ? dest.prefix : dest.path;
   const bad = /\{(?!export\}|date\})[^}]*\}/.exec(template);
-  if (bad) throw fail(file, `${at}: unknown placeholder ${bad[0]} in the destination; only {export} and {date} are replaced`);
+  if (bad)
+    throw fail(
+      file,
+      `${at}: unknown placeholder ${bad[0]} in the destination; only {export} and {date} are replaced`,
+    );
   const withName = template.replaceAll("{export}", e.name);
   let destination: ResolvedDestination = dest;
   let prefixTemplate = withName;
@@ -213,7 +296,9 @@ function resolveExport(e: z.output<typeof exportSchema>, rawDest: unknown, i: nu
 export function datasetLocation(e: ResolvedExport, date = "{date}"): string {
   const prefix = resolvePrefix(e.prefixTemplate, e.name, date);
   const d = e.destination;
-  return d.type === "s3" ? `s3://${d.endpoint ?? "aws"}/${d.bucket}/${prefix}` : `local://${d.path}/${prefix}`;
+  return d.type === "s3"
+    ? `s3://${d.endpoint ?? "aws"}/${d.bucket}/${prefix}`
+    : `local://${d.path}/${prefix}`;
 }
 
 function checkPrefixCollisions(exports: ResolvedExport[], file: string): void {
@@ -222,7 +307,11 @@ function checkPrefixCollisions(exports: ResolvedExport[], file: string): void {
     const where = datasetLocation(e).replace(/\/+$/, "");
     const other = seen.get(where);
     if (other) {
-      throw fail(file, `exports "${other}" and "${e.name}" write to the same bucket and prefix; their manifest.json and _SUCCESS would collide`, "give each export its own prefix, e.g. prefix: exports/{export}/");
+      throw fail(
+        file,
+        `exports "${other}" and "${e.name}" write to the same bucket and prefix; their manifest.json and _SUCCESS would collide`,
+        "give each export its own prefix, e.g. prefix: exports/{export}/",
+      );
     }
     seen.set(where, e.name);
   }
@@ -236,7 +325,10 @@ export function selectExports(cfg: ResolvedExportConfig, name?: string): Resolve
   if (name === undefined) return cfg.exports;
   const hit = cfg.exports.filter((e) => e.name === name);
   if (hit.length === 0) {
-    throw new StowageError("usage", `no export named "${name}" in ${cfg.file}; exports: ${cfg.exports.map((e) => e.name).join(", ")}`);
+    throw new StowageError(
+      "usage",
+      `no export named "${name}" in ${cfg.file}; exports: ${cfg.exports.map((e) => e.name).join(", ")}`,
+    );
   }
   return hit;
 }

@@ -7,21 +7,35 @@ import { StowageError } from "../shared/errors.js";
 import { compareValues, formatDate, formatTimestamp } from "./values.js";
 import type { ColumnKind, QueryParam, SourceType } from "./sources/source.js";
 
-const CURSOR_KINDS: ColumnKind[] = ["int32", "int64", "float64", "decimal", "string", "date", "timestamp", "timestamptz"];
+const CURSOR_KINDS: ColumnKind[] = [
+  "int32",
+  "int64",
+  "float64",
+  "decimal",
+  "string",
+  "date",
+  "timestamp",
+  "timestamptz",
+];
 
 /** Throws a config error unless `kind` can order rows. */
 export function checkCursorKind(column: string, kind: ColumnKind): void {
   if (!CURSOR_KINDS.includes(kind)) {
-    throw new StowageError("config", `cursor_column "${column}" is ${kind}; a cursor must be a number, decimal, text, date or timestamp`, {
-      hint: "pick a column that only grows, e.g. an id or an updated_at timestamp",
-    });
+    throw new StowageError(
+      "config",
+      `cursor_column "${column}" is ${kind}; a cursor must be a number, decimal, text, date or timestamp`,
+      {
+        hint: "pick a column that only grows, e.g. an id or an updated_at timestamp",
+      },
+    );
   }
 }
 
 /** The stored text form of a cursor value (exact for bigints/decimals; timestamps keep microseconds). */
 export function cursorText(kind: ColumnKind, v: unknown): string {
   if (kind === "date") return formatDate(v as number);
-  if (kind === "timestamp" || kind === "timestamptz") return formatTimestamp(v as bigint, kind === "timestamptz");
+  if (kind === "timestamp" || kind === "timestamptz")
+    return formatTimestamp(v as bigint, kind === "timestamptz");
   return String(v);
 }
 
@@ -46,7 +60,10 @@ export function cursorParam(kind: ColumnKind, text: string, source: SourceType):
 /** Keeps the greatest non-NULL value of one column across batches. */
 export class MaxTracker {
   max: unknown = null;
-  constructor(private readonly index: number, private readonly kind: ColumnKind) {}
+  constructor(
+    private readonly index: number,
+    private readonly kind: ColumnKind,
+  ) {}
 
   see(rows: unknown[][]): void {
     const decimal = this.kind === "decimal";

@@ -27,7 +27,14 @@ export interface Manifest {
   /** Incremental runs: the cursor range this run covered (`from` exclusive, `to` inclusive). */
   cursor?: { column: string; kind: string; from: string | null; to: string | null };
   /** Chunked runs: the numeric ranges. */
-  chunks?: { column: string; size: number; parallel: number; min: string | null; max: string | null; count: number };
+  chunks?: {
+    column: string;
+    size: number;
+    parallel: number;
+    min: string | null;
+    max: string | null;
+    count: number;
+  };
 }
 
 /** The incremental cursor: the greatest cursor value exported by the last committed run. */
@@ -70,14 +77,36 @@ export function parseManifest(bytes: Uint8Array, key: string): Manifest {
   try {
     m = JSON.parse(Buffer.from(bytes).toString("utf8")) as Manifest;
   } catch {
-    throw new StowageError("format", `${key} is not valid JSON; it was not written by stowage or is corrupt`);
+    throw new StowageError(
+      "format",
+      `${key} is not valid JSON; it was not written by stowage or is corrupt`,
+    );
   }
   const ok =
-    m !== null && typeof m === "object" && typeof m.run_id === "string" && typeof m.export === "string" && Array.isArray(m.parts) &&
-    m.parts.every((p) => p && typeof p.path === "string" && Number.isSafeInteger(p.bytes) && Number.isSafeInteger(p.rows) && HEX64.test(String(p.sha256)));
-  if (!ok) throw new StowageError("format", `${key} is not a stowage export manifest (missing run_id, export or parts)`);
+    m !== null &&
+    typeof m === "object" &&
+    typeof m.run_id === "string" &&
+    typeof m.export === "string" &&
+    Array.isArray(m.parts) &&
+    m.parts.every(
+      (p) =>
+        p &&
+        typeof p.path === "string" &&
+        Number.isSafeInteger(p.bytes) &&
+        Number.isSafeInteger(p.rows) &&
+        HEX64.test(String(p.sha256)),
+    );
+  if (!ok)
+    throw new StowageError(
+      "format",
+      `${key} is not a stowage export manifest (missing run_id, export or parts)`,
+    );
   if (m.version !== MANIFEST_VERSION) {
-    throw new StowageError("format", `${key} has manifest version ${String(m.version)}; this stowage reads version ${MANIFEST_VERSION}`, { hint: "upgrade stowage" });
+    throw new StowageError(
+      "format",
+      `${key} has manifest version ${String(m.version)}; this stowage reads version ${MANIFEST_VERSION}`,
+      { hint: "upgrade stowage" },
+    );
   }
   return m;
 }
@@ -95,7 +124,8 @@ export function encodeCursor(c: CursorState): Buffer {
 export function parseCursor(bytes: Uint8Array, key: string): CursorState {
   try {
     const c = JSON.parse(Buffer.from(bytes).toString("utf8")) as CursorState;
-    if (typeof c.value === "string" && typeof c.kind === "string" && typeof c.column === "string") return c;
+    if (typeof c.value === "string" && typeof c.kind === "string" && typeof c.column === "string")
+      return c;
   } catch {
     /* reported below */
   }

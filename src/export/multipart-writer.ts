@@ -88,7 +88,8 @@ export class MultipartWriter implements ByteSink {
 
   async write(chunk: Uint8Array): Promise<void> {
     if (this.failure) throw this.failure;
-    if (this.finished) throw new StowageError("internal", `write after complete/abort on ${this.key}`);
+    if (this.finished)
+      throw new StowageError("internal", `write after complete/abort on ${this.key}`);
     if (chunk.length === 0) return;
     this.hash.update(chunk);
     this.bytes += chunk.length;
@@ -110,11 +111,15 @@ export class MultipartWriter implements ByteSink {
     const opts = { maxAttempts: this.options.maxAttempts, signal: this.options.signal };
     if (!this.uploadStarting) {
       const body = this.take(this.pendingBytes);
-      const put = { ...(this.options.contentType ? { contentType: this.options.contentType } : {}), ...(this.options.signal ? { signal: this.options.signal } : {}) };
+      const put = {
+        ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
+        ...(this.options.signal ? { signal: this.options.signal } : {}),
+      };
       const res = await withRetry(() => this.store.put(this.key, body, put), opts);
       return { key: this.key, bytes: this.bytes, sha256, etag: res.etag };
     }
-    if (this.pendingBytes > 0 || this.parts.length + this.inFlight.size === 0) this.startPart(this.take(this.pendingBytes));
+    if (this.pendingBytes > 0 || this.parts.length + this.inFlight.size === 0)
+      this.startPart(this.take(this.pendingBytes));
     await Promise.all(this.inFlight);
     if (this.failure) throw this.failure;
     const upload = await this.uploadStarting;
@@ -148,16 +153,26 @@ export class MultipartWriter implements ByteSink {
 
   private startPart(body: Uint8Array): void {
     const partNumber = this.parts.length + this.inFlight.size + 1;
-    if (partNumber > this.maxParts) throw new StowageError("internal", `${this.key}: more than ${this.maxParts} parts; rotate earlier`);
+    if (partNumber > this.maxParts)
+      throw new StowageError(
+        "internal",
+        `${this.key}: more than ${this.maxParts} parts; rotate earlier`,
+      );
     const opts = { maxAttempts: this.options.maxAttempts, signal: this.options.signal };
     const signal = this.options.signal ? { signal: this.options.signal } : {};
     this.uploadStarting ??= withRetry(
-      () => this.store.startMultipart(this.key, { ...(this.options.contentType ? { contentType: this.options.contentType } : {}), ...signal }),
+      () =>
+        this.store.startMultipart(this.key, {
+          ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
+          ...signal,
+        }),
       opts,
     ).then((u) => (this.upload = u));
     this.inFlightBytes += body.length;
     const task: Promise<void> = this.uploadStarting
-      .then((upload) => withRetry(() => this.store.uploadPart(upload, partNumber, body, signal), opts))
+      .then((upload) =>
+        withRetry(() => this.store.uploadPart(upload, partNumber, body, signal), opts),
+      )
       .then(
         ({ etag }) => void this.parts.push({ partNumber, etag }),
         (err: unknown) => void (this.failure ??= err),

@@ -65,7 +65,14 @@ export interface RunKeys {
  * runKeys("exports/daily", "orders", "01J…", new Date(), "parquet").data(1, false)
  * // "exports/daily/orders_20250101_120000_123.parquet"
  */
-export function runKeys(prefix: string, exportName: string, runId: string, startedAt: Date, ext: string, nonce = newNonce()): RunKeys {
+export function runKeys(
+  prefix: string,
+  exportName: string,
+  runId: string,
+  startedAt: Date,
+  ext: string,
+  nonce = newNonce(),
+): RunKeys {
   const s = stamp(startedAt);
   const base = `${exportName}_${s.ymd}_${s.hms}`;
   const part = (n: number, split: boolean) => (split || n > 1 ? `_part${n}` : "");

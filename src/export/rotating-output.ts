@@ -69,13 +69,20 @@ export class RotatingOutput {
 
   async write(rows: Row[]): Promise<void> {
     // Size checks every SLICE_ROWS rows, whatever batch_size is.
-    for (let i = 0; i < rows.length; i += SLICE_ROWS) await this.writeSlice(rows.length <= SLICE_ROWS ? rows : rows.slice(i, i + SLICE_ROWS));
+    for (let i = 0; i < rows.length; i += SLICE_ROWS)
+      await this.writeSlice(rows.length <= SLICE_ROWS ? rows : rows.slice(i, i + SLICE_ROWS));
   }
 
   private async writeSlice(rows: Row[]): Promise<void> {
     if (rows.length === 0) return;
     let obj = this.current;
-    if (obj && obj.rows > 0 && (obj.writer.full || (this.o.maxFileBytes !== undefined && this.size(obj) + this.lastGrowth > this.o.maxFileBytes))) {
+    if (
+      obj &&
+      obj.rows > 0 &&
+      (obj.writer.full ||
+        (this.o.maxFileBytes !== undefined &&
+          this.size(obj) + this.lastGrowth > this.o.maxFileBytes))
+    ) {
       await this.close();
       obj = undefined;
     }
@@ -121,7 +128,13 @@ export class RotatingOutput {
     this.current = undefined;
     this.reportBytes(obj.writer.bytes);
     this.reported = 0;
-    const part: PartRecord = { path: done.key, rows: obj.rows, bytes: done.bytes, sha256: done.sha256, ...(this.o.chunk !== undefined ? { chunk: this.o.chunk } : {}) };
+    const part: PartRecord = {
+      path: done.key,
+      rows: obj.rows,
+      bytes: done.bytes,
+      sha256: done.sha256,
+      ...(this.o.chunk !== undefined ? { chunk: this.o.chunk } : {}),
+    };
     this.parts.push(part);
     this.o.onPart?.(part);
   }

@@ -16,8 +16,24 @@ import { runChunked } from "./chunked.js";
 import type { ResolvedExport, ResolvedTuning } from "./config.js";
 import { checkCursorKind, cursorParam, cursorText, MaxTracker } from "./cursor.js";
 import { createFormat, type Format } from "./formats/format.js";
-import { encodeCursor, encodeManifest, manifestSchema, parseCursor, type CursorState, type Manifest } from "./manifest.js";
-import { cursorKey, isDataKey, newRunId, resolvePrefix, runKeys, stablePrefix, stamp, type RunKeys } from "./naming.js";
+import {
+  encodeCursor,
+  encodeManifest,
+  manifestSchema,
+  parseCursor,
+  type CursorState,
+  type Manifest,
+} from "./manifest.js";
+import {
+  cursorKey,
+  isDataKey,
+  newRunId,
+  resolvePrefix,
+  runKeys,
+  stablePrefix,
+  stamp,
+  type RunKeys,
+} from "./naming.js";
 import { RotatingOutput, type PartRecord } from "./rotating-output.js";
 import type { ColumnSpec, Source } from "./sources/source.js";
 
@@ -77,25 +93,56 @@ export interface RunContext {
  * @example
  * const result = await runExport(cfg.exports[0], { store, openSource, sourceType: "postgres", tuning: cfg.tuning });
  */
-export async function runExport(exp: ResolvedExport, options: RunExportOptions): Promise<RunExportResult> {
+export async function runExport(
+  exp: ResolvedExport,
+  options: RunExportOptions,
+): Promise<RunExportResult> {
   const now = options.now ?? (() => new Date());
   const startedAt = now();
   const runId = newRunId(startedAt);
   const prefix = resolvePrefix(exp.prefixTemplate, exp.name, stamp(startedAt).date);
   const { store, tuning, signal } = options;
-  const format = await createFormat({ format: exp.format, compression: exp.compression, rowGroupRows: tuning.rowGroupRows, rowGroupBytes: tuning.rowGroupBytes });
+  const format = await createFormat({
+    format: exp.format,
+    compression: exp.compression,
+    rowGroupRows: tuning.rowGroupRows,
+    rowGroupBytes: tuning.rowGroupBytes,
+  });
   const keys = runKeys(prefix, exp.name, runId, startedAt, format.extension);
-  const progress: ExportProgress = { export: exp.name, runId, rows: 0, bytes: 0, parts: 0, elapsedMs: 0 };
+  const progress: ExportProgress = {
+    export: exp.name,
+    runId,
+    rows: 0,
+    bytes: 0,
+    parts: 0,
+    elapsedMs: 0,
+  };
   const ctx: RunContext = {
-    exp, options, format, keys, runId, progress, outputs: [],
+    exp,
+    options,
+    format,
+    keys,
+    runId,
+    progress,
+    outputs: [],
     report() {
       progress.elapsedMs = now().getTime() - startedAt.getTime();
       options.onProgress?.({ ...progress });
     },
     output(columns, keyFor, chunk) {
       const out = new RotatingOutput({
-        store, format, columns, keyFor, ...(exp.maxFileBytes !== undefined ? { maxFileBytes: exp.maxFileBytes } : {}), ...(chunk !== undefined ? { chunk } : {}),
-        writer: { partSize: tuning.partSize, queueSize: tuning.queueSize, maxAttempts: tuning.maxAttempts, ...(signal ? { signal } : {}) },
+        store,
+        format,
+        columns,
+        keyFor,
+        ...(exp.maxFileBytes !== undefined ? { maxFileBytes: exp.maxFileBytes } : {}),
+        ...(chunk !== undefined ? { chunk } : {}),
+        writer: {
+          partSize: tuning.partSize,
+          queueSize: tuning.queueSize,
+          maxAttempts: tuning.maxAttempts,
+          ...(signal ? { signal } : {}),
+        },
         onBytes: (d) => void (progress.bytes += d),
         onPart: () => void progress.parts++,
       });
@@ -103,7 +150,13 @@ export async function runExport(exp: ResolvedExport, options: RunExportOptions):
       return out;
     },
     baseSql(source) {
-      return exp.query ?? `SELECT * FROM ${exp.table!.split(".").map((p) => source.quoteIdent(p)).join(".")}`;
+      return (
+        exp.query ??
+        `SELECT * FROM ${exp
+          .table!.split(".")
+          .map((p) => source.quoteIdent(p))
+          .join(".")}`
+      );
     },
   };
 
@@ -124,12 +177,27 @@ export async function runExport(exp: ResolvedExport, options: RunExportOptions):
   }
 
   const finishedAt = now();
-  const totals = { rows: parts.reduce((a, p) => a + p.rows, 0), bytes: parts.reduce((a, p) => a + p.bytes, 0), parts: parts.length };
+  const totals = {
+    rows: parts.reduce((a, p) => a + p.rows, 0),
+    bytes: parts.reduce((a, p) => a + p.bytes, 0),
+    parts: parts.length,
+  };
   const manifest: Manifest = {
-    version: 1, run_id: runId, export: exp.name, mode: exp.mode, format: exp.format, compression: format.compression,
-    source: { type: options.sourceType }, schema: manifestSchema(columns), parts, totals,
-    started_at: startedAt.toISOString(), finished_at: finishedAt.toISOString(), duration_ms: finishedAt.getTime() - startedAt.getTime(),
-    ...(cursor ? { cursor } : {}), ...(chunks ? { chunks } : {}),
+    version: 1,
+    run_id: runId,
+    export: exp.name,
+    mode: exp.mode,
+    format: exp.format,
+    compression: format.compression,
+    source: { type: options.sourceType },
+    schema: manifestSchema(columns),
+    parts,
+    totals,
+    started_at: startedAt.toISOString(),
+    finished_at: finishedAt.toISOString(),
+    duration_ms: finishedAt.getTime() - startedAt.getTime(),
+    ...(cursor ? { cursor } : {}),
+    ...(chunks ? { chunks } : {}),
   };
   const { bytes, sha256 } = encodeManifest(manifest);
   const json = { contentType: "application/json", ...(signal ? { signal } : {}) };
@@ -138,25 +206,55 @@ export async function runExport(exp: ResolvedExport, options: RunExportOptions):
     await store.put(keys.manifest, bytes, json);
     await store.put(keys.success, `${sha256}\n`, { ...json, contentType: "text/plain" });
   } catch (err) {
-    throw inExport(exp.name, err, "the data objects are complete but the run was not committed (no _SUCCESS); re-run the export");
+    throw inExport(
+      exp.name,
+      err,
+      "the data objects are complete but the run was not committed (no _SUCCESS); re-run the export",
+    );
   }
   if (exp.mode === "incremental" && cursor?.to != null && cursor.to !== cursor.from) {
-    const state: CursorState = { version: 1, export: exp.name, column: cursor.column, kind: cursor.kind, value: cursor.to, run_id: runId, updated_at: finishedAt.toISOString() };
-    await store.put(cursorKey(exp.prefixTemplate, exp.name), encodeCursor(state), json).catch((err: unknown) => {
-      throw inExport(exp.name, err, "the run committed but the cursor did not advance; the next run will export these rows again");
-    });
+    const state: CursorState = {
+      version: 1,
+      export: exp.name,
+      column: cursor.column,
+      kind: cursor.kind,
+      value: cursor.to,
+      run_id: runId,
+      updated_at: finishedAt.toISOString(),
+    };
+    await store
+      .put(cursorKey(exp.prefixTemplate, exp.name), encodeCursor(state), json)
+      .catch((err: unknown) => {
+        throw inExport(
+          exp.name,
+          err,
+          "the run committed but the cursor did not advance; the next run will export these rows again",
+        );
+      });
   }
   ctx.report();
   return {
-    export: exp.name, runId, mode: exp.mode, rows: totals.rows, bytes: totals.bytes, parts, manifestKey: keys.manifest, successKey: keys.success,
-    manifestSha256: sha256, durationMs: manifest.duration_ms, abortedUploads, ...(cursor ? { cursor } : {}),
+    export: exp.name,
+    runId,
+    mode: exp.mode,
+    rows: totals.rows,
+    bytes: totals.bytes,
+    parts,
+    manifestKey: keys.manifest,
+    successKey: keys.success,
+    manifestSha256: sha256,
+    durationMs: manifest.duration_ms,
+    abortedUploads,
+    ...(cursor ? { cursor } : {}),
     peakEncoderBytes: Math.max(0, ...ctx.outputs.map((o) => o.peakEncoderBytes)),
     peakWriterBytes: Math.max(0, ...ctx.outputs.map((o) => o.peakWriterBytes)),
   };
 }
 
 /** Full and incremental runs: one query, one series of objects. */
-async function runSingle(ctx: RunContext): Promise<{ parts: PartRecord[]; columns: ColumnSpec[]; cursor?: Manifest["cursor"] }> {
+async function runSingle(
+  ctx: RunContext,
+): Promise<{ parts: PartRecord[]; columns: ColumnSpec[]; cursor?: Manifest["cursor"] }> {
   const { exp, options } = ctx;
   const source = await options.openSource();
   try {
@@ -164,20 +262,30 @@ async function runSingle(ctx: RunContext): Promise<{ parts: PartRecord[]; column
     const params = [];
     let state: CursorState | undefined;
     if (exp.mode === "incremental") {
-      state = await readCursor(options.store, cursorKey(exp.prefixTemplate, exp.name), options.signal);
+      state = await readCursor(
+        options.store,
+        cursorKey(exp.prefixTemplate, exp.name),
+        options.signal,
+      );
       if (state && state.column !== exp.cursorColumn) state = undefined; // the cursor column changed: start over
       if (state) {
         sql = `SELECT * FROM (${sql}) AS stowage_q WHERE ${source.quoteIdent(exp.cursorColumn!)} > ${source.placeholder(1, state.kind as ColumnSpec["kind"])}`;
         params.push(cursorParam(state.kind as ColumnSpec["kind"], state.value, source.type));
       }
     }
-    const stream = await source.query(sql, params, { batchSize: options.tuning.batchSize, ...(options.signal ? { signal: options.signal } : {}) });
+    const stream = await source.query(sql, params, {
+      batchSize: options.tuning.batchSize,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     let tracker: MaxTracker | undefined;
     if (exp.mode === "incremental") {
       const idx = stream.columns.findIndex((c) => c.name === exp.cursorColumn);
       if (idx < 0) {
         await stream.close();
-        throw new StowageError("config", `cursor_column "${exp.cursorColumn}" is not a column of the query (columns: ${stream.columns.map((c) => c.name).join(", ")})`);
+        throw new StowageError(
+          "config",
+          `cursor_column "${exp.cursorColumn}" is not a column of the query (columns: ${stream.columns.map((c) => c.name).join(", ")})`,
+        );
       }
       checkCursorKind(exp.cursorColumn!, stream.columns[idx]!.kind);
       tracker = new MaxTracker(idx, stream.columns[idx]!.kind);
@@ -194,13 +302,21 @@ async function runSingle(ctx: RunContext): Promise<{ parts: PartRecord[]; column
     if (!tracker) return { parts, columns: stream.columns };
     const kind = stream.columns.find((c) => c.name === exp.cursorColumn)!.kind;
     const to = tracker.max === null ? (state?.value ?? null) : cursorText(kind, tracker.max);
-    return { parts, columns: stream.columns, cursor: { column: exp.cursorColumn!, kind, from: state?.value ?? null, to } };
+    return {
+      parts,
+      columns: stream.columns,
+      cursor: { column: exp.cursorColumn!, kind, from: state?.value ?? null, to },
+    };
   } finally {
     await source.close();
   }
 }
 
-async function readCursor(store: ObjectStore, key: string, signal?: AbortSignal): Promise<CursorState | undefined> {
+async function readCursor(
+  store: ObjectStore,
+  key: string,
+  signal?: AbortSignal,
+): Promise<CursorState | undefined> {
   try {
     const res = await store.get(key, signal ? { signal } : {});
     const chunks: Buffer[] = [];
@@ -213,9 +329,16 @@ async function readCursor(store: ObjectStore, key: string, signal?: AbortSignal)
 }
 
 /** Aborts multipart uploads of this export's data keys (any run) left by a crashed process. */
-export async function abortDangling(store: ObjectStore, exp: ResolvedExport, signal?: AbortSignal): Promise<number> {
+export async function abortDangling(
+  store: ObjectStore,
+  exp: ResolvedExport,
+  signal?: AbortSignal,
+): Promise<number> {
   const head = stablePrefix(exp.prefixTemplate, exp.name);
-  const uploads = await store.listMultipartUploads(head ? `${head}/` : "", signal ? { signal } : {});
+  const uploads = await store.listMultipartUploads(
+    head ? `${head}/` : "",
+    signal ? { signal } : {},
+  );
   const mine = uploads.filter((u) => isDataKey(u.key, head, exp.name));
   for (const u of mine) await store.abortMultipart(u, signal ? { signal } : {});
   return mine.length;
@@ -224,7 +347,14 @@ export async function abortDangling(store: ObjectStore, exp: ResolvedExport, sig
 function inExport(name: string, err: unknown, hint?: string): StowageError {
   if (isStowageError(err)) {
     const h = hint ?? err.hint;
-    return new StowageError(err.code, `export "${name}": ${err.message}`, { cause: err.cause ?? err, ...(h ? { hint: h } : {}) });
+    return new StowageError(err.code, `export "${name}": ${err.message}`, {
+      cause: err.cause ?? err,
+      ...(h ? { hint: h } : {}),
+    });
   }
-  return new StowageError("internal", `export "${name}": ${(err as Error)?.message ?? String(err)}`, { cause: err, ...(hint ? { hint } : {}) });
+  return new StowageError(
+    "internal",
+    `export "${name}": ${(err as Error)?.message ?? String(err)}`,
+    { cause: err, ...(hint ? { hint } : {}) },
+  );
 }

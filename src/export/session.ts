@@ -12,13 +12,22 @@ import { openSource } from "./sources/open-source.js";
 import type { Source } from "./sources/source.js";
 
 /** Opens the ObjectStore an export writes to (request timeout sized for 8 MiB+ parts). */
-export function openExportStore(cfg: ResolvedExportConfig, exp: ResolvedExport, env: Env): ObjectStore {
+export function openExportStore(
+  cfg: ResolvedExportConfig,
+  exp: ResolvedExport,
+  env: Env,
+): ObjectStore {
   return openStore(exp.destination, { env, requestTimeoutMs: cfg.tuning.requestTimeoutMs }).store;
 }
 
 /** A factory for connections to the file's source database. */
 export function sourceOpener(cfg: ResolvedExportConfig): () => Promise<Source> {
-  return () => openSource({ type: cfg.source.type, url: cfg.source.url, connectTimeoutMs: cfg.tuning.connectTimeoutMs });
+  return () =>
+    openSource({
+      type: cfg.source.type,
+      url: cfg.source.url,
+      connectTimeoutMs: cfg.tuning.connectTimeoutMs,
+    });
 }
 
 /**
@@ -28,7 +37,12 @@ export function sourceOpener(cfg: ResolvedExportConfig): () => Promise<Source> {
 export async function runConfiguredExport(
   cfg: ResolvedExportConfig,
   exp: ResolvedExport,
-  options: { env: Env; signal?: AbortSignal; onProgress?: (p: ExportProgress) => void; store?: ObjectStore },
+  options: {
+    env: Env;
+    signal?: AbortSignal;
+    onProgress?: (p: ExportProgress) => void;
+    store?: ObjectStore;
+  },
 ): Promise<RunExportResult> {
   const store = options.store ?? openExportStore(cfg, exp, options.env);
   try {

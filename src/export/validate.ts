@@ -28,7 +28,11 @@ export interface ValidateResult {
   problems: string[];
 }
 
-async function readAll(store: ObjectStore, key: string, signal?: AbortSignal): Promise<Buffer | undefined> {
+async function readAll(
+  store: ObjectStore,
+  key: string,
+  signal?: AbortSignal,
+): Promise<Buffer | undefined> {
   try {
     const res = await store.get(key, signal ? { signal } : {});
     const chunks: Buffer[] = [];
@@ -40,7 +44,11 @@ async function readAll(store: ObjectStore, key: string, signal?: AbortSignal): P
   }
 }
 
-async function hashObject(store: ObjectStore, key: string, signal?: AbortSignal): Promise<{ sha256: string; bytes: number } | undefined> {
+async function hashObject(
+  store: ObjectStore,
+  key: string,
+  signal?: AbortSignal,
+): Promise<{ sha256: string; bytes: number } | undefined> {
   try {
     const res = await store.get(key, signal ? { signal } : {});
     const h = createHash("sha256");
@@ -61,12 +69,32 @@ async function hashObject(store: ObjectStore, key: string, signal?: AbortSignal)
  */
 export async function validateExport(
   exp: ResolvedExport,
-  options: { store: ObjectStore; depth?: ValidateDepth; date?: Date; signal?: AbortSignal; concurrency?: number },
+  options: {
+    store: ObjectStore;
+    depth?: ValidateDepth;
+    date?: Date;
+    signal?: AbortSignal;
+    concurrency?: number;
+  },
 ): Promise<ValidateResult> {
   const { store, signal } = options;
   const depth = options.depth ?? "metadata";
-  const prefix = resolvePrefix(exp.prefixTemplate, exp.name, stamp(options.date ?? new Date()).date);
-  const result: ValidateResult = { export: exp.name, ok: false, status: "corrupt", depth, prefix, parts: 0, rows: 0, bytes: 0, problems: [] };
+  const prefix = resolvePrefix(
+    exp.prefixTemplate,
+    exp.name,
+    stamp(options.date ?? new Date()).date,
+  );
+  const result: ValidateResult = {
+    export: exp.name,
+    ok: false,
+    status: "corrupt",
+    depth,
+    prefix,
+    parts: 0,
+    rows: 0,
+    bytes: 0,
+    problems: [],
+  };
   const success = await readAll(store, join(prefix, "_SUCCESS"), signal);
   const manifestBytes = await readAll(store, join(prefix, "manifest.json"), signal);
   if (!success) {
@@ -85,7 +113,11 @@ export async function validateExport(
   const vouched = parseSuccess(success);
   const actual = sha256Hex(manifestBytes);
   if (vouched !== actual) {
-    result.problems.push(vouched ? `manifest.json has SHA-256 ${actual} but _SUCCESS vouches for ${vouched}` : "_SUCCESS does not hold a SHA-256 (not written by stowage?)");
+    result.problems.push(
+      vouched
+        ? `manifest.json has SHA-256 ${actual} but _SUCCESS vouches for ${vouched}`
+        : "_SUCCESS does not hold a SHA-256 (not written by stowage?)",
+    );
     return result;
   }
   let manifest: Manifest;
@@ -95,25 +127,48 @@ export async function validateExport(
     result.problems.push((err as Error).message);
     return result;
   }
-  Object.assign(result, { runId: manifest.run_id, parts: manifest.parts.length, rows: manifest.totals?.rows ?? 0, bytes: manifest.totals?.bytes ?? 0 });
+  Object.assign(result, {
+    runId: manifest.run_id,
+    parts: manifest.parts.length,
+    rows: manifest.totals?.rows ?? 0,
+    bytes: manifest.totals?.bytes ?? 0,
+  });
   const runCopy = await readAll(store, join(prefix, `manifest-${manifest.run_id}.json`), signal);
   if (!runCopy) result.problems.push(`manifest-${manifest.run_id}.json is missing`);
-  else if (sha256Hex(runCopy) !== actual) result.problems.push(`manifest-${manifest.run_id}.json differs from manifest.json`);
-  const sums = manifest.parts.reduce((a, p) => ({ rows: a.rows + p.rows, bytes: a.bytes + p.bytes }), { rows: 0, bytes: 0 });
-  if (manifest.totals && (sums.rows !== manifest.totals.rows || sums.bytes !== manifest.totals.bytes)) {
-    result.problems.push(`manifest totals (${manifest.totals.rows} rows, ${manifest.totals.bytes} bytes) differ from the sum of its parts`);
+  else if (sha256Hex(runCopy) !== actual)
+    result.problems.push(`manifest-${manifest.run_id}.json differs from manifest.json`);
+  const sums = manifest.parts.reduce(
+    (a, p) => ({ rows: a.rows + p.rows, bytes: a.bytes + p.bytes }),
+    { rows: 0, bytes: 0 },
+  );
+  if (
+    manifest.totals &&
+    (sums.rows !== manifest.totals.rows || sums.bytes !== manifest.totals.bytes)
+  ) {
+    result.problems.push(
+      `manifest totals (${manifest.totals.rows} rows, ${manifest.totals.bytes} bytes) differ from the sum of its parts`,
+    );
   }
   await eachLimited(manifest.parts, options.concurrency ?? 8, async (part) => {
     if (depth === "full") {
       const got = await hashObject(store, part.path, signal);
       if (!got) result.problems.push(`part ${part.path} is missing`);
-      else if (got.bytes !== part.bytes) result.problems.push(`part ${part.path} has ${got.bytes} bytes; the manifest says ${part.bytes}`);
-      else if (got.sha256 !== part.sha256) result.problems.push(`part ${part.path} has SHA-256 ${got.sha256}; the manifest says ${part.sha256}`);
+      else if (got.bytes !== part.bytes)
+        result.problems.push(
+          `part ${part.path} has ${got.bytes} bytes; the manifest says ${part.bytes}`,
+        );
+      else if (got.sha256 !== part.sha256)
+        result.problems.push(
+          `part ${part.path} has SHA-256 ${got.sha256}; the manifest says ${part.sha256}`,
+        );
       return;
     }
     try {
       const info = await store.head(part.path, signal ? { signal } : {});
-      if (info.size !== part.bytes) result.problems.push(`part ${part.path} has ${info.size} bytes; the manifest says ${part.bytes}`);
+      if (info.size !== part.bytes)
+        result.problems.push(
+          `part ${part.path} has ${info.size} bytes; the manifest says ${part.bytes}`,
+        );
     } catch (err) {
       if (!isStowageError(err, "not-found")) throw err;
       result.problems.push(`part ${part.path} is missing`);
@@ -124,7 +179,11 @@ export async function validateExport(
   return result;
 }
 
-async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+async function eachLimited<T>(
+  items: T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   let i = 0;
   const run = async () => {
     while (i < items.length) await fn(items[i++]!);

@@ -24,7 +24,9 @@ export function civilFromDays(days: number): [number, number, number] {
   const z = days + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
+  );
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
   const mp = Math.floor((5 * doy + 2) / 153);
   const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
@@ -33,12 +35,17 @@ export function civilFromDays(days: number): [number, number, number] {
 }
 
 const DATE_RE = /^(\d{4,})-(\d{2})-(\d{2})( BC)?$/;
-const TS_RE = /^(\d{4,})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?|Z)?( BC)?$/;
+const TS_RE =
+  /^(\d{4,})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?|Z)?( BC)?$/;
 
 function notRepresentable(text: string, what: string): StowageError {
-  return new StowageError("source", `the ${what} value "${text}" cannot be represented in an export`, {
-    hint: "filter or cast it in the query, e.g. `CASE WHEN col = 'infinity' THEN NULL ELSE col END`",
-  });
+  return new StowageError(
+    "source",
+    `the ${what} value "${text}" cannot be represented in an export`,
+    {
+      hint: "filter or cast it in the query, e.g. `CASE WHEN col = 'infinity' THEN NULL ELSE col END`",
+    },
+  );
 }
 
 /** Parses `YYYY-MM-DD` (optionally ` BC`) into a day number. */
@@ -79,7 +86,14 @@ const d2 = (t: string, i: number) => (t.charCodeAt(i) - 48) * 10 + t.charCodeAt(
  */
 function parseTimestampFast(t: string): bigint | undefined {
   const n = t.length;
-  if (n < 19 || t.charCodeAt(4) !== 45 || t.charCodeAt(10) !== 32 || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58) return undefined;
+  if (
+    n < 19 ||
+    t.charCodeAt(4) !== 45 ||
+    t.charCodeAt(10) !== 32 ||
+    t.charCodeAt(13) !== 58 ||
+    t.charCodeAt(16) !== 58
+  )
+    return undefined;
   const year = d2(t, 0) * 100 + d2(t, 2);
   let seconds = d2(t, 11) * 3600 + d2(t, 14) * 60 + d2(t, 17);
   for (const p of DIGIT_POSITIONS) {
@@ -93,7 +107,10 @@ function parseTimestampFast(t: string): bigint | undefined {
     for (i++; i < n; i++) {
       const c = t.charCodeAt(i) - 48;
       if (c < 0 || c > 9) break;
-      if (digits < 6) (frac = frac * 10 + c), digits++;
+      if (digits < 6) {
+        frac = frac * 10 + c;
+        digits++;
+      }
     }
     frac *= 10 ** (6 - digits);
   }
@@ -160,9 +177,13 @@ export function decimalToUnscaled(text: string, scale: number): bigint {
   else {
     const cut = digits.slice(digits.length + exp);
     if (/[^0]/.test(cut)) {
-      throw new StowageError("source", `the decimal value "${text}" has more than ${scale} fraction digits`, {
-        hint: "round it in the query, or declare the column with a larger scale",
-      });
+      throw new StowageError(
+        "source",
+        `the decimal value "${text}" has more than ${scale} fraction digits`,
+        {
+          hint: "round it in the query, or declare the column with a larger scale",
+        },
+      );
     }
     digits = digits.slice(0, digits.length + exp) || "0";
     exp = 0;

@@ -10,7 +10,11 @@ export function mysqlTableName(base: string): string {
 
 /** Runs statements on a fresh connection (multiple statements allowed) and returns the last result. */
 export async function mysqlExec(sql: string, params: unknown[] = []): Promise<unknown> {
-  const conn = await mysql.createConnection({ uri: MYSQL_URL, multipleStatements: true, timezone: "Z" });
+  const conn = await mysql.createConnection({
+    uri: MYSQL_URL,
+    multipleStatements: true,
+    timezone: "Z",
+  });
   try {
     await conn.query("SET time_zone = '+00:00'");
     const [rows] = await conn.query(sql, params);
@@ -21,5 +25,6 @@ export async function mysqlExec(sql: string, params: unknown[] = []): Promise<un
 }
 
 export async function mysqlDrop(...tables: string[]): Promise<void> {
-  if (tables.length) await mysqlExec(`DROP TABLE IF EXISTS ${tables.map((t) => `\`${t}\``).join(", ")}`);
+  if (tables.length)
+    await mysqlExec(`DROP TABLE IF EXISTS ${tables.map((t) => `\`${t}\``).join(", ")}`);
 }

@@ -10,7 +10,10 @@ export function pgTableName(base: string): string {
 }
 
 /** Runs SQL on a fresh connection and returns the rows. */
-export async function pgExec<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+export async function pgExec<T = Record<string, unknown>>(
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   try {

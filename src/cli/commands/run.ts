@@ -28,7 +28,11 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       const { loadExportConfig, selectExports } = await import("../../export/config.js");
       const { runConfiguredExport } = await import("../../export/session.js");
       const { formatBytes } = await import("../../shared/bytes.js");
-      const cfg = await loadExportConfig(flags.config, { env: io.env, cwd: io.cwd, ...(flags.trustEndpoint ? { trustedHosts: flags.trustEndpoint } : {}) });
+      const cfg = await loadExportConfig(flags.config, {
+        env: io.env,
+        cwd: io.cwd,
+        ...(flags.trustEndpoint ? { trustedHosts: flags.trustEndpoint } : {}),
+      });
       const exports = selectExports(cfg, flags.export);
       const controller = new AbortController();
       const stop = () => controller.abort(new Error("interrupted"));
@@ -48,23 +52,52 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
                 if (!live || Date.now() - last < 200) return;
                 last = Date.now();
                 const secs = Math.max(p.elapsedMs / 1000, 0.001);
-                io.err(`\r\x1b[2K${p.export}  ${num(p.rows)} rows  ${formatBytes(p.bytes)}  ${num(Math.round(p.rows / secs))} rows/s  ${p.parts} parts  ${secs.toFixed(0)}s`);
+                io.err(
+                  `\r\x1b[2K${p.export}  ${num(p.rows)} rows  ${formatBytes(p.bytes)}  ${num(Math.round(p.rows / secs))} rows/s  ${p.parts} parts  ${secs.toFixed(0)}s`,
+                );
               },
             });
             if (live) io.err("\r\x1b[2K");
             const where = r.manifestKey.replace(/manifest\.json$/, "");
-            summary.push({ export: r.export, ok: true, run_id: r.runId, mode: r.mode, rows: r.rows, bytes: r.bytes, parts: r.parts.length, duration_ms: r.durationMs, manifest: r.manifestKey, manifest_sha256: r.manifestSha256, aborted_uploads: r.abortedUploads, ...(r.cursor ? { cursor: r.cursor } : {}) });
+            summary.push({
+              export: r.export,
+              ok: true,
+              run_id: r.runId,
+              mode: r.mode,
+              rows: r.rows,
+              bytes: r.bytes,
+              parts: r.parts.length,
+              duration_ms: r.durationMs,
+              manifest: r.manifestKey,
+              manifest_sha256: r.manifestSha256,
+              aborted_uploads: r.abortedUploads,
+              ...(r.cursor ? { cursor: r.cursor } : {}),
+            });
             if (!flags.json) {
-              io.out(`[OK]  ${r.export}: ${num(r.rows)} rows in ${r.parts.length} object${r.parts.length === 1 ? "" : "s"}, ${formatBytes(r.bytes)}, ${(r.durationMs / 1000).toFixed(1)} s → ${exp.destination.type === "s3" ? `s3://${exp.destination.bucket}/` : `${exp.destination.path}/`}${where} (run ${r.runId})\n`);
-              if (r.abortedUploads) io.out(`      aborted ${r.abortedUploads} multipart upload(s) left by an earlier interrupted run\n`);
+              io.out(
+                `[OK]  ${r.export}: ${num(r.rows)} rows in ${r.parts.length} object${r.parts.length === 1 ? "" : "s"}, ${formatBytes(r.bytes)}, ${(r.durationMs / 1000).toFixed(1)} s → ${exp.destination.type === "s3" ? `s3://${exp.destination.bucket}/` : `${exp.destination.path}/`}${where} (run ${r.runId})\n`,
+              );
+              if (r.abortedUploads)
+                io.out(
+                  `      aborted ${r.abortedUploads} multipart upload(s) left by an earlier interrupted run\n`,
+                );
             }
           } catch (err) {
             if (live) io.err("\r\x1b[2K");
             failed++;
             const e = err as { code?: string; message?: string; hint?: string };
             if (e.code === "config" || e.code === "usage") throw err;
-            summary.push({ export: exp.name, ok: false, error: { code: e.code ?? "internal", message: e.message ?? String(err), ...(e.hint ? { hint: e.hint } : {}) } });
-            if (!flags.json) io.err(`[FAIL] ${e.message ?? String(err)}\n${e.hint ? `Hint: ${e.hint}\n` : ""}`);
+            summary.push({
+              export: exp.name,
+              ok: false,
+              error: {
+                code: e.code ?? "internal",
+                message: e.message ?? String(err),
+                ...(e.hint ? { hint: e.hint } : {}),
+              },
+            });
+            if (!flags.json)
+              io.err(`[FAIL] ${e.message ?? String(err)}\n${e.hint ? `Hint: ${e.hint}\n` : ""}`);
             if (controller.signal.aborted) break;
           }
         }
@@ -72,7 +105,8 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         process.off("SIGINT", stop);
         process.off("SIGTERM", stop);
       }
-      if (flags.json) io.out(JSON.stringify({ ok: failed === 0, exports: summary }, null, 2) + "\n");
+      if (flags.json)
+        io.out(JSON.stringify({ ok: failed === 0, exports: summary }, null, 2) + "\n");
       setExit(failed ? 1 : 0);
     });
 }

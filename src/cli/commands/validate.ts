@@ -19,22 +19,34 @@ interface ValidateFlags {
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
   program
     .command("validate")
-    .description("verify finished exports against their manifest (exit 0 ok, 3 integrity failure, 1 could not verify)")
+    .description(
+      "verify finished exports against their manifest (exit 0 ok, 3 integrity failure, 1 could not verify)",
+    )
     .requiredOption("-c, --config <file>", "export YAML file")
     .option("-e, --export <name>", "validate only this export")
-    .option("--depth <depth>", "metadata (objects exist with their sizes) or full (re-download and re-hash)", "metadata")
+    .option(
+      "--depth <depth>",
+      "metadata (objects exist with their sizes) or full (re-download and re-hash)",
+      "metadata",
+    )
     .option("--date <YYYY-MM-DD>", "the run date for prefixes with {date} (default: today, UTC)")
     .option("--json", "print a JSON report on stdout")
     .option("--trust-endpoint <host...>", "trust this non-loopback S3 endpoint host (SPEC §2.3)")
     .action(async (flags: ValidateFlags) => {
       const { StowageError } = await import("../../shared/errors.js");
-      if (flags.depth !== "metadata" && flags.depth !== "full") throw new StowageError("usage", `--depth must be metadata or full, not "${flags.depth}"`);
-      if (flags.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.date)) throw new StowageError("usage", "--date must be YYYY-MM-DD");
+      if (flags.depth !== "metadata" && flags.depth !== "full")
+        throw new StowageError("usage", `--depth must be metadata or full, not "${flags.depth}"`);
+      if (flags.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.date))
+        throw new StowageError("usage", "--date must be YYYY-MM-DD");
       const { loadExportConfig, selectExports } = await import("../../export/config.js");
       const { openExportStore } = await import("../../export/session.js");
       const { validateExport } = await import("../../export/validate.js");
       const { formatBytes } = await import("../../shared/bytes.js");
-      const cfg = await loadExportConfig(flags.config, { env: io.env, cwd: io.cwd, ...(flags.trustEndpoint ? { trustedHosts: flags.trustEndpoint } : {}) });
+      const cfg = await loadExportConfig(flags.config, {
+        env: io.env,
+        cwd: io.cwd,
+        ...(flags.trustEndpoint ? { trustedHosts: flags.trustEndpoint } : {}),
+      });
       const exports = selectExports(cfg, flags.export);
       const date = flags.date ? new Date(`${flags.date}T00:00:00Z`) : undefined;
       const report: Record<string, unknown>[] = [];
@@ -43,22 +55,40 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       for (const exp of exports) {
         const store = openExportStore(cfg, exp, io.env);
         try {
-          const r = await validateExport(exp, { store, depth: flags.depth, ...(date ? { date } : {}) });
+          const r = await validateExport(exp, {
+            store,
+            depth: flags.depth,
+            ...(date ? { date } : {}),
+          });
           report.push({ ...r });
           if (!r.ok) integrity++;
           if (flags.json) continue;
-          if (r.ok) io.out(`[OK]  ${r.export}: run ${r.runId}, ${r.parts} object(s), ${r.rows.toLocaleString("en-US")} rows, ${formatBytes(r.bytes)} verified (${r.depth})\n`);
+          if (r.ok)
+            io.out(
+              `[OK]  ${r.export}: run ${r.runId}, ${r.parts} object(s), ${r.rows.toLocaleString("en-US")} rows, ${formatBytes(r.bytes)} verified (${r.depth})\n`,
+            );
           else io.out(`[FAIL] ${r.export} -- ${r.status}: ${r.problems.join("; ")}\n`);
         } catch (err) {
           unverified++;
           const e = err as { code?: string; message?: string; hint?: string };
-          report.push({ export: exp.name, ok: false, status: "unverified", error: { code: e.code ?? "internal", message: e.message ?? String(err) } });
-          if (!flags.json) io.out(`[FAIL] ${exp.name} -- could not verify: ${e.message ?? String(err)}\n${e.hint ? `Hint: ${e.hint}\n` : ""}`);
+          report.push({
+            export: exp.name,
+            ok: false,
+            status: "unverified",
+            error: { code: e.code ?? "internal", message: e.message ?? String(err) },
+          });
+          if (!flags.json)
+            io.out(
+              `[FAIL] ${exp.name} -- could not verify: ${e.message ?? String(err)}\n${e.hint ? `Hint: ${e.hint}\n` : ""}`,
+            );
         } finally {
           store.close();
         }
       }
-      if (flags.json) io.out(JSON.stringify({ ok: integrity + unverified === 0, exports: report }, null, 2) + "\n");
+      if (flags.json)
+        io.out(
+          JSON.stringify({ ok: integrity + unverified === 0, exports: report }, null, 2) + "\n",
+        );
       setExit(integrity ? 3 : unverified ? 1 : 0);
     });
 }

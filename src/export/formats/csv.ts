@@ -66,7 +66,13 @@ export function csvFormat(options: FormatOptions): Format {
     contentType: gzip ? "application/gzip" : "text/csv; charset=utf-8",
     async createEncoder(columns, sink) {
       const header = columns.map((c) => csvQuote(c.name)).join(",") + "\r\n";
-      return new TextFileEncoder(sink, csvRenderer(columns), options.chunkBytes ?? 1024 * 1024, gzip, header);
+      return new TextFileEncoder(
+        sink,
+        csvRenderer(columns),
+        options.chunkBytes ?? 1024 * 1024,
+        gzip,
+        header,
+      );
     },
   };
 }

@@ -39,7 +39,7 @@ export interface Format {
 export interface FormatOptions {
   format: FormatName;
   compression: Compression;
-  /** Parquet: rows per row group at most (default 100 000). */
+  /** Parquet: rows per row group at most (default 50 000). */
   rowGroupRows?: number;
   /** Parquet: estimated raw bytes per row group at most (default 32 MiB). */
   rowGroupBytes?: number;

@@ -49,7 +49,12 @@ class Collect implements ByteSink {
   }
 }
 
-async function encode(format: "parquet" | "csv" | "ndjson", compression: Compression, rows: Row[], opts = {}) {
+async function encode(
+  format: "parquet" | "csv" | "ndjson",
+  compression: Compression,
+  rows: Row[],
+  opts = {},
+) {
   const f = await createFormat({ format, compression, ...opts });
   const sink = new Collect();
   const enc = await f.createEncoder(columns, sink);
@@ -64,13 +69,19 @@ describe("formats", () => {
   for (const compression of ["zstd", "snappy", "gzip", "none"] as const) {
     it(`§7.2 parquet (${compression}) reads back exactly in hyparquet`, async () => {
       const { bytes } = await encode("parquet", compression, rows, { rowGroupRows: 300 });
-      const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
+      const file = bytes.buffer.slice(
+        bytes.byteOffset,
+        bytes.byteOffset + bytes.length,
+      ) as ArrayBuffer;
       const meta = parquetMetadata(file);
       expect(meta.row_groups.length).toBe(4);
       expect(meta.row_groups[0]!.columns[0]!.meta_data!.codec).toBe(
         { zstd: "ZSTD", snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" }[compression],
       );
-      const parsers = { timestampFromMicroseconds: (m: bigint) => m, dateFromDays: (d: number) => d } as never;
+      const parsers = {
+        timestampFromMicroseconds: (m: bigint) => m,
+        dateFromDays: (d: number) => d,
+      } as never;
       const back = await parquetReadObjects({ file, compressors, utf8: false, parsers });
       expect(back.length).toBe(1000);
       const r = back[2]!;
@@ -82,16 +93,31 @@ describe("formats", () => {
       expect(r.note).toBe('line "2",\nsecond');
       expect(Array.from(r.blob as Uint8Array)).toEqual([0, 1, 2, 2]);
       expect(r.big).toBeCloseTo(-1.2345678901234568e23, -9);
-      expect(Buffer.from(r.doc as Uint8Array).toString()).toBe('{"n": 12345678901234567890, "i": 2}');
+      expect(Buffer.from(r.doc as Uint8Array).toString()).toBe(
+        '{"n": 12345678901234567890, "i": 2}',
+      );
       expect(r.at).toBe(1704161045123458n);
       expect(r.wall).toBe(-1000001n);
       expect(r.day).toBe(19725);
       expect(r.ratio).toBe(2 / 3);
       expect(back[1]!.note).toBeNull();
       const el = (n: string) => meta.schema.find((e) => e.name === n)!;
-      expect(el("at").logical_type).toEqual({ type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MICROS" });
-      expect(el("wall").logical_type).toEqual({ type: "TIMESTAMP", isAdjustedToUTC: false, unit: "MICROS" });
-      expect(el("price")).toMatchObject({ type: "INT64", converted_type: "DECIMAL", precision: 12, scale: 2 });
+      expect(el("at").logical_type).toEqual({
+        type: "TIMESTAMP",
+        isAdjustedToUTC: true,
+        unit: "MICROS",
+      });
+      expect(el("wall").logical_type).toEqual({
+        type: "TIMESTAMP",
+        isAdjustedToUTC: false,
+        unit: "MICROS",
+      });
+      expect(el("price")).toMatchObject({
+        type: "INT64",
+        converted_type: "DECIMAL",
+        precision: 12,
+        scale: 2,
+      });
       expect(el("big")).toMatchObject({ type: "FIXED_LEN_BYTE_ARRAY", precision: 30, scale: 5 });
       expect(el("doc").logical_type).toEqual({ type: "JSON" });
     });
@@ -122,7 +148,12 @@ describe("formats", () => {
 
 describe("encoder memory", () => {
   it("§7.2 parquet encoder buffered bytes never exceed its bound", async () => {
-    const f = await createFormat({ format: "parquet", compression: "zstd", rowGroupBytes: 64 * 1024, chunkBytes: 16 * 1024 });
+    const f = await createFormat({
+      format: "parquet",
+      compression: "zstd",
+      rowGroupBytes: 64 * 1024,
+      chunkBytes: 16 * 1024,
+    });
     let maxSeen = 0;
     let total = 0;
     const enc = await f.createEncoder(columns, {
@@ -146,8 +177,13 @@ describe("encoder memory", () => {
   it("§7.2 CSV gzip encoder buffered bytes never exceed its bound", async () => {
     const f = await createFormat({ format: "csv", compression: "gzip", chunkBytes: 64 * 1024 });
     let total = 0;
-    const enc = await f.createEncoder(columns, { async write(c) { total += c.length; } });
-    for (let b = 0; b < 40; b++) await enc.write(Array.from({ length: 500 }, (_, i) => row(b * 500 + i)));
+    const enc = await f.createEncoder(columns, {
+      async write(c) {
+        total += c.length;
+      },
+    });
+    for (let b = 0; b < 40; b++)
+      await enc.write(Array.from({ length: 500 }, (_, i) => row(b * 500 + i)));
     await enc.finish();
     expect(total).toBeGreaterThan(enc.boundBytes);
     expect(enc.peakBufferedBytes).toBeLessThanOrEqual(enc.boundBytes);

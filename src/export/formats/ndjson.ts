@@ -60,7 +60,12 @@ export function ndjsonFormat(options: FormatOptions): Format {
     extension: gzip ? "ndjson.gz" : "ndjson",
     contentType: gzip ? "application/gzip" : "application/x-ndjson",
     async createEncoder(columns, sink) {
-      return new TextFileEncoder(sink, ndjsonRenderer(columns), options.chunkBytes ?? 1024 * 1024, gzip);
+      return new TextFileEncoder(
+        sink,
+        ndjsonRenderer(columns),
+        options.chunkBytes ?? 1024 * 1024,
+        gzip,
+      );
     },
   };
 }

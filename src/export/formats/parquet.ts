@@ -50,22 +50,46 @@ export function parquetElement(c: ColumnSpec): SchemaElement {
     case "date":
       return { ...base, type: "INT32", converted_type: "DATE", logical_type: { type: "DATE" } };
     case "timestamp":
-      return { ...base, type: "INT64", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: false, unit: "MICROS" } };
+      return {
+        ...base,
+        type: "INT64",
+        logical_type: { type: "TIMESTAMP", isAdjustedToUTC: false, unit: "MICROS" },
+      };
     case "timestamptz":
-      return { ...base, type: "INT64", converted_type: "TIMESTAMP_MICROS", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MICROS" } };
+      return {
+        ...base,
+        type: "INT64",
+        converted_type: "TIMESTAMP_MICROS",
+        logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MICROS" },
+      };
     case "decimal": {
       const p = c.precision ?? 0;
       const s = c.scale ?? 0;
       if (p >= 1 && p <= 38 && s <= p) {
-        const dec = { converted_type: "DECIMAL" as const, precision: p, scale: s, logical_type: { type: "DECIMAL" as const, precision: p, scale: s } };
+        const dec = {
+          converted_type: "DECIMAL" as const,
+          precision: p,
+          scale: s,
+          logical_type: { type: "DECIMAL" as const, precision: p, scale: s },
+        };
         if (p <= 9) return { ...base, ...dec, type: "INT32" };
         if (p <= 18) return { ...base, ...dec, type: "INT64" };
         return { ...base, ...dec, type: "FIXED_LEN_BYTE_ARRAY", type_length: decimalBytes(p) };
       }
-      return { ...base, type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" } };
+      return {
+        ...base,
+        type: "BYTE_ARRAY",
+        converted_type: "UTF8",
+        logical_type: { type: "STRING" },
+      };
     }
     default:
-      return { ...base, type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" } };
+      return {
+        ...base,
+        type: "BYTE_ARRAY",
+        converted_type: "UTF8",
+        logical_type: { type: "STRING" },
+      };
   }
 }
 
@@ -81,7 +105,10 @@ function sizeOf(v: unknown): number {
 class DrainingWriter extends ByteWriter {
   readonly outbox: Uint8Array[] = [];
   outboxBytes = 0;
-  constructor(private readonly chunkBytes: number, private readonly onGrow: () => void) {
+  constructor(
+    private readonly chunkBytes: number,
+    private readonly onGrow: () => void,
+  ) {
     super(64 * 1024);
   }
   override ensure(size: number): void {
@@ -117,11 +144,23 @@ class ParquetEncoder implements Encoder {
     private readonly chunkBytes: number,
   ) {
     this.cols = columns.map(() => []);
-    const schema: SchemaElement[] = [{ name: "root", num_children: columns.length }, ...columns.map(parquetElement)];
-    this.decimalScale = schema.slice(1).map((e) => (e.converted_type === "DECIMAL" ? (e.scale ?? 0) : undefined));
+    const schema: SchemaElement[] = [
+      { name: "root", num_children: columns.length },
+      ...columns.map(parquetElement),
+    ];
+    this.decimalScale = schema
+      .slice(1)
+      .map((e) => (e.converted_type === "DECIMAL" ? (e.scale ?? 0) : undefined));
     this.writer = new DrainingWriter(chunkBytes, () => this.note());
     const kv = [{ key: "stowage.columns", value: JSON.stringify(columns) }];
-    this.pq = new ParquetWriter({ writer: this.writer, schema, codec, compressors, kvMetadata: kv, createdBy: "stowage" });
+    this.pq = new ParquetWriter({
+      writer: this.writer,
+      schema,
+      codec,
+      compressors,
+      kvMetadata: kv,
+      createdBy: "stowage",
+    });
   }
 
   get bufferedBytes(): number {
@@ -142,7 +181,8 @@ class ParquetEncoder implements Encoder {
         this.rawBytes += sizeOf(v);
       }
       this.rows++;
-      if (this.rows >= this.rowGroupRows || this.rawBytes >= this.rowGroupBytes) await this.flushGroup();
+      if (this.rows >= this.rowGroupRows || this.rawBytes >= this.rowGroupBytes)
+        await this.flushGroup();
     }
     this.note();
   }
@@ -159,7 +199,10 @@ class ParquetEncoder implements Encoder {
     this.note();
     const columnData = this.columns.map((c, i) => {
       const scale = this.decimalScale[i];
-      const data = scale === undefined ? this.cols[i]! : this.cols[i]!.map((v) => (v === null ? null : decimalToUnscaled(v as string, scale)));
+      const data =
+        scale === undefined
+          ? this.cols[i]!
+          : this.cols[i]!.map((v) => (v === null ? null : decimalToUnscaled(v as string, scale)));
       return { name: c.name, data };
     });
     const rows = this.rows;
@@ -186,7 +229,12 @@ class ParquetEncoder implements Encoder {
   }
 }
 
-const CODECS: Record<string, Codec> = { zstd: "ZSTD", snappy: "SNAPPY", gzip: "GZIP", none: "UNCOMPRESSED" };
+const CODECS: Record<string, Codec> = {
+  zstd: "ZSTD",
+  snappy: "SNAPPY",
+  gzip: "GZIP",
+  none: "UNCOMPRESSED",
+};
 
 /**
  * @example const pq = parquetFormat({ format: "parquet", compression: "zstd" }); pq.extension // "parquet"
@@ -207,7 +255,7 @@ export function parquetFormat(options: FormatOptions): Format {
         sink,
         codec,
         compressors,
-        options.rowGroupRows ?? 100_000,
+        options.rowGroupRows ?? 50_000,
         options.rowGroupBytes ?? 32 * 1024 * 1024,
         options.chunkBytes ?? 1024 * 1024,
       );

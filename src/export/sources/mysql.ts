@@ -5,7 +5,15 @@
  */
 import { StowageError } from "../../shared/errors.js";
 import { parseDateText, parseTimestampText } from "../values.js";
-import type { ColumnKind, ColumnSpec, QueryOptions, QueryParam, Row, RowStream, Source } from "./source.js";
+import type {
+  ColumnKind,
+  ColumnSpec,
+  QueryOptions,
+  QueryParam,
+  Row,
+  RowStream,
+  Source,
+} from "./source.js";
 
 interface MyField {
   name: string;
@@ -24,11 +32,18 @@ const BINARY_CHARSET = 63;
 const toBool: Convert = (v, column) => {
   const n = Buffer.isBuffer(v) ? v[0] : Number(v);
   if (n === 0 || n === 1) return n === 1;
-  throw new StowageError("source", `column "${column}" is TINYINT(1) (exported as boolean) but holds ${String(v)}`, {
-    hint: "cast it in the query to keep the number, e.g. `CAST(col AS SIGNED) AS col`",
-  });
+  throw new StowageError(
+    "source",
+    `column "${column}" is TINYINT(1) (exported as boolean) but holds ${String(v)}`,
+    {
+      hint: "cast it in the query to keep the number, e.g. `CAST(col AS SIGNED) AS col`",
+    },
+  );
 };
-const zeroToNull = (parse: (t: string) => unknown): Convert => (v) => (String(v).startsWith("0000-00-00") ? null : parse(String(v)));
+const zeroToNull =
+  (parse: (t: string) => unknown): Convert =>
+  (v) =>
+    String(v).startsWith("0000-00-00") ? null : parse(String(v));
 const bitToInt: Convert = (v) => {
   let n = 0n;
   for (const b of v as Buffer) n = (n << 8n) | BigInt(b);
@@ -38,7 +53,11 @@ const bitToInt: Convert = (v) => {
 /** Maps a column definition to [column, converter]. */
 export function mysqlColumn(f: MyField): [ColumnSpec, Convert | undefined] {
   const unsigned = (f.flags & UNSIGNED) !== 0;
-  const col = (kind: ColumnKind, sourceType: string, extra: Partial<ColumnSpec> = {}): ColumnSpec => ({ name: f.name, kind, sourceType, ...extra });
+  const col = (
+    kind: ColumnKind,
+    sourceType: string,
+    extra: Partial<ColumnSpec> = {},
+  ): ColumnSpec => ({ name: f.name, kind, sourceType, ...extra });
   if (f.extendedFormat === "json" || f.columnType === 0xf5) return [col("json", "JSON"), undefined];
   switch (f.columnType) {
     case 0x01:
@@ -47,12 +66,22 @@ export function mysqlColumn(f: MyField): [ColumnSpec, Convert | undefined] {
     case 0x02:
     case 0x09:
     case 0x0d:
-      return [col("int32", { 2: "SMALLINT", 9: "MEDIUMINT", 13: "YEAR" }[f.columnType]! + (unsigned ? " UNSIGNED" : "")), undefined];
+      return [
+        col(
+          "int32",
+          { 2: "SMALLINT", 9: "MEDIUMINT", 13: "YEAR" }[f.columnType]! +
+            (unsigned ? " UNSIGNED" : ""),
+        ),
+        undefined,
+      ];
     case 0x03:
-      return unsigned ? [col("int64", "INT UNSIGNED"), (v) => BigInt(v as number)] : [col("int32", "INT"), undefined];
+      return unsigned
+        ? [col("int64", "INT UNSIGNED"), (v) => BigInt(v as number)]
+        : [col("int32", "INT"), undefined];
     case 0x08:
       // BIGINT UNSIGNED can exceed the signed 64-bit range: exported as DECIMAL(20,0).
-      if (unsigned) return [col("decimal", "BIGINT UNSIGNED", { precision: 20, scale: 0 }), (v) => String(v)];
+      if (unsigned)
+        return [col("decimal", "BIGINT UNSIGNED", { precision: 20, scale: 0 }), (v) => String(v)];
       return [col("int64", "BIGINT"), (v) => BigInt(v as string)];
     case 0x04:
     case 0x05:
@@ -71,13 +100,28 @@ export function mysqlColumn(f: MyField): [ColumnSpec, Convert | undefined] {
     case 0x07:
       return [col("timestamptz", "TIMESTAMP"), zeroToNull(parseTimestampText)];
     case 0x10:
-      return f.columnLength === 1 ? [col("bool", "BIT(1)"), toBool] : [col("int64", `BIT(${f.columnLength})`), bitToInt];
+      return f.columnLength === 1
+        ? [col("bool", "BIT(1)"), toBool]
+        : [col("int64", `BIT(${f.columnLength})`), bitToInt];
     case 0xff:
       return [col("json", "GEOMETRY"), (v) => JSON.stringify(v)];
     default: {
       const binary = f.characterSet === BINARY_CHARSET;
-      const name = { 0x0b: "TIME", 0x0f: "VARCHAR", 0xf7: "ENUM", 0xf8: "SET", 0xf9: "TINYBLOB", 0xfa: "MEDIUMBLOB", 0xfb: "LONGBLOB", 0xfc: "BLOB", 0xfd: "VARCHAR", 0xfe: "CHAR" }[f.columnType];
-      const text = binary ? (name ?? "BINARY").replace("VARCHAR", "VARBINARY").replace("CHAR", "BINARY") : (name ?? "TEXT").replace("BLOB", "TEXT");
+      const name = {
+        0x0b: "TIME",
+        0x0f: "VARCHAR",
+        0xf7: "ENUM",
+        0xf8: "SET",
+        0xf9: "TINYBLOB",
+        0xfa: "MEDIUMBLOB",
+        0xfb: "LONGBLOB",
+        0xfc: "BLOB",
+        0xfd: "VARCHAR",
+        0xfe: "CHAR",
+      }[f.columnType];
+      const text = binary
+        ? (name ?? "BINARY").replace("VARCHAR", "VARBINARY").replace("CHAR", "BINARY")
+        : (name ?? "TEXT").replace("BLOB", "TEXT");
       return [col(binary && f.columnType !== 0x0b ? "bytes" : "string", text), undefined];
     }
   }
@@ -87,12 +131,22 @@ export function mysqlColumn(f: MyField): [ColumnSpec, Convert | undefined] {
 export function mysqlError(err: unknown, doing: string): StowageError {
   if (err instanceof StowageError) return err;
   const e = err as { message?: string; code?: string; fatal?: boolean };
-  const lost = e.code === "PROTOCOL_CONNECTION_LOST" || e.code === "ECONNRESET" || e.code === "ER_CONNECTION_KILLED" || e.code === "EPIPE";
+  const lost =
+    e.code === "PROTOCOL_CONNECTION_LOST" ||
+    e.code === "ECONNRESET" ||
+    e.code === "ER_CONNECTION_KILLED" ||
+    e.code === "EPIPE";
   const what = lost ? "the MySQL connection was lost" : "MySQL failed";
-  return new StowageError("source", `${what} while ${doing}: ${e.message ?? String(err)}${e.code ? ` (${e.code})` : ""}`, {
-    cause: err,
-    hint: lost ? "the server ended the session; re-run the export (nothing was committed)" : "check the query, the table name and the user's privileges",
-  });
+  return new StowageError(
+    "source",
+    `${what} while ${doing}: ${e.message ?? String(err)}${e.code ? ` (${e.code})` : ""}`,
+    {
+      cause: err,
+      hint: lost
+        ? "the server ended the session; re-run the export (nothing was committed)"
+        : "check the query, the table name and the user's privileges",
+    },
+  );
 }
 
 /**
@@ -113,7 +167,8 @@ export async function openMysql(url: string, connectTimeoutMs = 10_000): Promise
   });
   let lost: unknown;
   conn.on("error", (err) => (lost = err));
-  const exec = (sql: string) => new Promise<void>((res, rej) => conn.query(sql, (err) => (err ? rej(err) : res())));
+  const exec = (sql: string) =>
+    new Promise<void>((res, rej) => conn.query(sql, (err) => (err ? rej(err) : res())));
   try {
     await new Promise<void>((res, rej) => conn.connect((err) => (err ? rej(err) : res())));
     // TIMESTAMP values in UTC; a paused stream (slow upload) must not trip the server's write timeout.
@@ -125,7 +180,12 @@ export async function openMysql(url: string, connectTimeoutMs = 10_000): Promise
   return {
     type: "mysql",
     quoteIdent: (n) => "`" + n.replace(/`/g, "``") + "`",
-    placeholder: (_i, kind) => (kind === "int64" ? "CAST(? AS SIGNED)" : kind === "decimal" ? "CAST(? AS DECIMAL(65,30))" : "?"),
+    placeholder: (_i, kind) =>
+      kind === "int64"
+        ? "CAST(? AS SIGNED)"
+        : kind === "decimal"
+          ? "CAST(? AS DECIMAL(65,30))"
+          : "?",
     query: (sql, params, options) => streamQuery(conn, sql, params, options, () => lost),
     async close() {
       // `end` on a connection the server already dropped never calls back: bound the goodbye.
@@ -144,7 +204,13 @@ export async function openMysql(url: string, connectTimeoutMs = 10_000): Promise
 
 type Conn = import("mysql2").Connection;
 
-function streamQuery(conn: Conn, sql: string, params: QueryParam[], options: QueryOptions, lost: () => unknown): Promise<RowStream> {
+function streamQuery(
+  conn: Conn,
+  sql: string,
+  params: QueryParam[],
+  options: QueryOptions,
+  lost: () => unknown,
+): Promise<RowStream> {
   const values = params.map((p) => (typeof p === "bigint" ? p.toString() : p));
   let buf: Row[] = [];
   let ended = false;

@@ -14,6 +14,9 @@ export async function openSource(options: SourceOptions): Promise<Source> {
     case "sqlite":
       return (await import("./sqlite.js")).openSqlite(options.url);
     default:
-      throw new StowageError("config", `unknown source type "${String(options.type)}"; use postgres, mysql or sqlite`);
+      throw new StowageError(
+        "config",
+        `unknown source type "${String(options.type)}"; use postgres, mysql or sqlite`,
+      );
   }
 }

@@ -5,11 +5,20 @@
  */
 import { StowageError } from "../../shared/errors.js";
 import { parseDateText, parseTimestampText } from "../values.js";
-import type { ColumnKind, ColumnSpec, QueryOptions, QueryParam, Row, RowStream, Source } from "./source.js";
+import type {
+  ColumnKind,
+  ColumnSpec,
+  QueryOptions,
+  QueryParam,
+  Row,
+  RowStream,
+  Source,
+} from "./source.js";
 
 type Parser = (text: string) => unknown;
 const identity: Parser = (t) => t;
-const parseBytea: Parser = (t) => (t.startsWith("\\x") ? Buffer.from(t.slice(2), "hex") : Buffer.from(t, "latin1"));
+const parseBytea: Parser = (t) =>
+  t.startsWith("\\x") ? Buffer.from(t.slice(2), "hex") : Buffer.from(t, "latin1");
 const ts: Parser = (t) => parseTimestampText(t);
 
 /** OID → [type name, kind, parser]. Any other type is exported as its text form. */
@@ -27,7 +36,7 @@ const TYPES: Record<number, [string, ColumnKind, Parser]> = {
   1043: ["character varying", "string", identity],
   1042: ["character", "string", identity],
   19: ["name", "string", identity],
-  18: ["\"char\"", "string", identity],
+  18: ['"char"', "string", identity],
   2950: ["uuid", "string", identity],
   1083: ["time without time zone", "string", identity],
   1266: ["time with time zone", "string", identity],
@@ -66,12 +75,24 @@ const typeParsers = {
 export function pgError(err: unknown, doing: string): StowageError {
   if (err instanceof StowageError) return err;
   const e = err as { message?: string; code?: string; hint?: string };
-  const lost = e.code === "57P01" || e.code === "57P02" || e.code === "ECONNRESET" || /terminat|Connection terminated/i.test(e.message ?? "");
+  const lost =
+    e.code === "57P01" ||
+    e.code === "57P02" ||
+    e.code === "ECONNRESET" ||
+    /terminat|Connection terminated/i.test(e.message ?? "");
   const what = lost ? "the PostgreSQL connection was lost" : "PostgreSQL failed";
-  return new StowageError("source", `${what} while ${doing}: ${e.message ?? String(err)}${e.code ? ` (${e.code})` : ""}`, {
-    cause: err,
-    hint: e.hint ?? (lost ? "the server ended the session; re-run the export (nothing was committed)" : "check the query, the table name and the role's privileges"),
-  });
+  return new StowageError(
+    "source",
+    `${what} while ${doing}: ${e.message ?? String(err)}${e.code ? ` (${e.code})` : ""}`,
+    {
+      cause: err,
+      hint:
+        e.hint ??
+        (lost
+          ? "the server ended the session; re-run the export (nothing was committed)"
+          : "check the query, the table name and the role's privileges"),
+    },
+  );
 }
 
 /** Resolves when `p` settles or after `ms`, whichever is first (for goodbyes to a possibly dead server). */
@@ -93,12 +114,17 @@ function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
 export async function openPostgres(url: string, connectTimeoutMs = 10_000): Promise<Source> {
   const { default: pg } = await import("pg");
   const { default: Cursor } = await import("pg-cursor");
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: connectTimeoutMs,
+  });
   let lostError: unknown;
   client.on("error", (err) => (lostError = err));
   try {
     await client.connect();
-    await client.query("SET DateStyle = 'ISO, YMD'; SET TimeZone = 'UTC'; SET bytea_output = 'hex'; SET extra_float_digits = 3");
+    await client.query(
+      "SET DateStyle = 'ISO, YMD'; SET TimeZone = 'UTC'; SET bytea_output = 'hex'; SET extra_float_digits = 3",
+    );
   } catch (err) {
     await client.end().catch(() => undefined);
     throw pgError(err, "connecting");
@@ -110,12 +136,18 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
     placeholder: (i) => `$${i}`,
     async query(sql: string, params: QueryParam[], options: QueryOptions): Promise<RowStream> {
       const values = params.map((p) => (typeof p === "bigint" ? p.toString() : p));
-      const cursor = client.query(new Cursor(sql, values, { rowMode: "array", types: typeParsers }));
+      const cursor = client.query(
+        new Cursor(sql, values, { rowMode: "array", types: typeParsers }),
+      );
       const read = (n: number, doing = "reading rows") =>
         new Promise<{ rows: Row[]; fields: PgField[] }>((resolve, reject) => {
           cursor.read(n, (err, rows, result) => {
             if (err) reject(pgError(lostError ?? err, doing));
-            else resolve({ rows: rows as Row[], fields: (result as unknown as { fields: PgField[] }).fields ?? [] });
+            else
+              resolve({
+                rows: rows as Row[],
+                fields: (result as unknown as { fields: PgField[] }).fields ?? [],
+              });
           });
         });
       let done = false;
@@ -123,13 +155,16 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
         if (done) return;
         done = true;
         // A dead connection never answers the Close/Sync: do not wait for it.
-        if (lostError !== undefined || (cursor as unknown as { state: string }).state === "error") return;
+        if (lostError !== undefined || (cursor as unknown as { state: string }).state === "error")
+          return;
         await withTimeout(new Promise<void>((r) => cursor.close(() => r())), 5000);
       };
-      const first = await read(options.batchSize, "running the query").catch(async (err: unknown) => {
-        await close();
-        throw err;
-      });
+      const first = await read(options.batchSize, "running the query").catch(
+        async (err: unknown) => {
+          await close();
+          throw err;
+        },
+      );
       const onAbort = () => void close();
       options.signal?.addEventListener("abort", onAbort, { once: true });
       return {
@@ -154,7 +189,10 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
     async close() {
       if (closed) return;
       closed = true;
-      await withTimeout(client.end().catch(() => undefined), 5000);
+      await withTimeout(
+        client.end().catch(() => undefined),
+        5000,
+      );
     },
   };
 }

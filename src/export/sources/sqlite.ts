@@ -5,7 +5,15 @@
  * take the kind of their first non-NULL value.
  */
 import { StowageError } from "../../shared/errors.js";
-import type { ColumnKind, ColumnSpec, QueryOptions, QueryParam, Row, RowStream, Source } from "./source.js";
+import type {
+  ColumnKind,
+  ColumnSpec,
+  QueryOptions,
+  QueryParam,
+  Row,
+  RowStream,
+  Source,
+} from "./source.js";
 
 /** The kind of a declared SQLite type, following the affinity rules (§3.1 of the SQLite docs). */
 export function sqliteKind(declared: string | null): ColumnKind | undefined {
@@ -29,9 +37,13 @@ function inferKind(v: unknown): ColumnKind {
 }
 
 function mismatch(column: string, kind: ColumnKind, v: unknown): StowageError {
-  return new StowageError("source", `column "${column}" is exported as ${kind} but a row holds ${typeof v === "object" ? "a blob" : JSON.stringify(String(v))}`, {
-    hint: `SQLite columns can hold any type; cast it in the query, e.g. \`CAST(${column} AS TEXT) AS ${column}\``,
-  });
+  return new StowageError(
+    "source",
+    `column "${column}" is exported as ${kind} but a row holds ${typeof v === "object" ? "a blob" : JSON.stringify(String(v))}`,
+    {
+      hint: `SQLite columns can hold any type; cast it in the query, e.g. \`CAST(${column} AS TEXT) AS ${column}\``,
+    },
+  );
 }
 
 /** Coerces one SQLite value into the representation of `kind` (exact or an error, never a silent loss). */
@@ -81,10 +93,14 @@ export async function openSqlite(url: string): Promise<Source> {
   try {
     db = new Database(path, { readonly: true, fileMustExist: true });
   } catch (err) {
-    throw new StowageError("source", `cannot open the SQLite database "${path}": ${(err as Error).message}`, {
-      cause: err,
-      hint: "check that the file exists and is readable",
-    });
+    throw new StowageError(
+      "source",
+      `cannot open the SQLite database "${path}": ${(err as Error).message}`,
+      {
+        cause: err,
+        hint: "check that the file exists and is readable",
+      },
+    );
   }
   return {
     type: "sqlite",
@@ -98,10 +114,14 @@ export async function openSqlite(url: string): Promise<Source> {
         declared = stmt.columns();
         it = stmt.iterate(...params) as IterableIterator<unknown>;
       } catch (err) {
-        throw new StowageError("source", `SQLite failed while running the query: ${(err as Error).message}`, {
-          cause: err,
-          hint: "check the query and the table name",
-        });
+        throw new StowageError(
+          "source",
+          `SQLite failed while running the query: ${(err as Error).message}`,
+          {
+            cause: err,
+            hint: "check the query and the table name",
+          },
+        );
       }
       const next = (): Row[] => {
         const rows: Row[] = [];
@@ -111,15 +131,27 @@ export async function openSqlite(url: string): Promise<Source> {
             if (rows.length >= options.batchSize) break;
           }
         } catch (err) {
-          throw new StowageError("source", `SQLite failed while reading rows: ${(err as Error).message}`, { cause: err });
+          throw new StowageError(
+            "source",
+            `SQLite failed while reading rows: ${(err as Error).message}`,
+            { cause: err },
+          );
         }
         return rows;
       };
       const first = next();
-      const kinds = declared.map((c, i) => sqliteKind(c.type) ?? inferKind(first.find((r) => r[i] !== null)?.[i] ?? ""));
-      const columns: ColumnSpec[] = declared.map((c, i) => ({ name: c.name, kind: kinds[i]!, sourceType: c.type ?? "(expression)" }));
+      const kinds = declared.map(
+        (c, i) => sqliteKind(c.type) ?? inferKind(first.find((r) => r[i] !== null)?.[i] ?? ""),
+      );
+      const columns: ColumnSpec[] = declared.map((c, i) => ({
+        name: c.name,
+        kind: kinds[i]!,
+        sourceType: c.type ?? "(expression)",
+      }));
       const coerce = (rows: Row[]) => {
-        for (const row of rows) for (let i = 0; i < row.length; i++) row[i] = coerceSqlite(kinds[i]!, row[i], columns[i]!.name);
+        for (const row of rows)
+          for (let i = 0; i < row.length; i++)
+            row[i] = coerceSqlite(kinds[i]!, row[i], columns[i]!.name);
         return rows;
       };
       let closed = false;
