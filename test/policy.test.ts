@@ -161,8 +161,9 @@ describe("§1 stowage policy", () => {
       },
     ]);
     const text = await stowage(["policy", "--config", file, "--role", "writer"], {}, dir);
-    expect(text.stdout).toMatch(/^# Least-privilege IAM policy, role writer, for s3:\/\//);
-    expect(text.stdout).toContain("#   StowageDoctorCleanup: ");
+    expect(text.stderr).toMatch(/^# Least-privilege IAM policy, role writer, for s3:\/\//);
+    expect(text.stderr).toContain("#   StowageDoctorCleanup: ");
+    expect(JSON.parse(text.stdout)).toMatchObject({ Version: "2012-10-17" }); // stdout is pure JSON
     expect((await stowage(["policy", "--config", file, "--role", "admin"], {}, dir)).code).toBe(2);
   });
 

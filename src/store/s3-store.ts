@@ -65,7 +65,8 @@ export class S3Store implements ObjectStore {
     this.timeoutMs = options.requestTimeoutMs ?? 10_000;
     const maxSockets = options.maxSockets ?? 16;
     this.client = new S3Client({
-      region: options.region ?? "us-east-1",
+      // No region given: the SDK resolves one (AWS_REGION, the shared config profile, …).
+      ...(options.region ? { region: options.region } : {}),
       ...(options.endpoint ? { endpoint: options.endpoint } : {}),
       forcePathStyle: options.forcePathStyle ?? false,
       maxAttempts: options.maxAttempts ?? 1,

@@ -63,8 +63,9 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
                 : [],
             )
             .join(", ");
-          io.out(`# Least-privilege IAM policy, role ${opts.role}, for ${where}\n`);
-          for (const e of explanations) io.out(`#   ${e.sid}: ${e.why}\n`);
+          // Explanations on stderr: stdout stays pure JSON (`stowage policy … > policy.json`).
+          io.err(`# Least-privilege IAM policy, role ${opts.role}, for ${where}\n`);
+          for (const e of explanations) io.err(`#   ${e.sid}: ${e.why}\n`);
           io.out(`${JSON.stringify(policy, null, 2)}\n`);
         }
         setExit(0);
