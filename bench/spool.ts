@@ -25,16 +25,35 @@ const arg = (name: string, fallback: number) => {
 const RECOVERY_RECORDS = arg("records", 1_000_000);
 const ACKS = arg("acks", 50_000);
 const dir = mkdtempSync(join(tmpdir(), "stowage-bench-spool-"));
-const data = (i: number) => ({ route: "/api/orders/:id", method: "GET", status: 200, durationMs: (i * 37) % 900, userId: `u-${i % 5000}`, requestId: `r-${i}` });
-const line = (i: number) => JSON.stringify({ timestamp: new Date().toISOString(), level: "info", message: "request completed", data: data(i) });
+const data = (i: number) => ({
+  route: "/api/orders/:id",
+  method: "GET",
+  status: 200,
+  durationMs: (i * 37) % 900,
+  userId: `u-${i % 5000}`,
+  requestId: `r-${i}`,
+});
+const line = (i: number) =>
+  JSON.stringify({
+    timestamp: new Date().toISOString(),
+    level: "info",
+    message: "request completed",
+    data: data(i),
+  });
 const fmt = (n: number) => Math.round(n).toLocaleString().padStart(10);
-const fileBytes = (p: string) => [p, `${p}-wal`].reduce((n, f) => n + (existsSync(f) ? statSync(f).size : 0), 0);
+const fileBytes = (p: string) =>
+  [p, `${p}-wal`].reduce((n, f) => n + (existsSync(f) ? statSync(f).size : 0), 0);
 
 function loggerFor(server: RunningMinio, prefix: string, delivery: Record<string, unknown>) {
   return createLogger({
-    console: false, destination: "s3",
+    console: false,
+    destination: "s3",
     s3: {
-      bucket: server.bucket, prefix, region: server.region, endpoint: server.endpoint, forcePathStyle: true,
+      bucket: server.bucket,
+      prefix,
+      region: server.region,
+      endpoint: server.endpoint,
+      forcePathStyle: true,
       credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
       delivery: { maxQueueBytes: "256MiB", ...delivery },
     },
@@ -42,14 +61,23 @@ function loggerFor(server: RunningMinio, prefix: string, delivery: Record<string
 }
 
 /** Records/s acknowledged by `await write()` with `inFlight` writers; the logger is closed (delivered) afterwards. */
-async function ackRate(server: RunningMinio, name: string, delivery: Record<string, unknown>, inFlight: number, n: number): Promise<number> {
+async function ackRate(
+  server: RunningMinio,
+  name: string,
+  delivery: Record<string, unknown>,
+  inFlight: number,
+  n: number,
+): Promise<number> {
   const log = loggerFor(server, `bench/${name}-${inFlight}-${Date.now()}`, delivery);
   await log.write({ message: "warm-up" }); // worker start-up is not part of the rate
   let next = 0;
   const t = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < n) await log.write({ level: "info", message: "request completed", data: data(next++) });
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < n)
+        await log.write({ level: "info", message: "request completed", data: data(next++) });
+    }),
+  );
   const seconds = Number(process.hrtime.bigint() - t) / 1e9;
   const res = await log.close({ timeoutMs: 600_000 });
   if (!res.ok) throw new Error(`${name}: delivery failed ${JSON.stringify(res)}`);
@@ -62,7 +90,9 @@ function rawInsertRate(n: number): number {
   const db = new Database(path);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  db.exec("CREATE TABLE records (id INTEGER PRIMARY KEY, owner INTEGER, ts_ms INTEGER NOT NULL, line TEXT NOT NULL)");
+  db.exec(
+    "CREATE TABLE records (id INTEGER PRIMARY KEY, owner INTEGER, ts_ms INTEGER NOT NULL, line TEXT NOT NULL)",
+  );
   const ins = db.prepare("INSERT INTO records (owner, ts_ms, line) VALUES (1, ?, ?)");
   const tx = db.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) ins.run(Date.now(), line(i));
@@ -78,14 +108,35 @@ async function acknowledged(server: RunningMinio): Promise<void> {
   const raw = rawInsertRate(ACKS);
   const rows: [string, number][] = [];
   for (const inFlight of [1, 64]) {
-    rows.push([`sqlite buffer, ${inFlight} in flight`, await ackRate(server, "sqlite", { buffer: "sqlite", spoolPath: join(dir, `ack-${inFlight}.db`) }, inFlight, inFlight === 1 ? Math.min(ACKS, 10_000) : ACKS)]);
-    rows.push([`memory buffer, ${inFlight} in flight`, await ackRate(server, "memory", {}, inFlight, ACKS)]);
+    rows.push([
+      `sqlite buffer, ${inFlight} in flight`,
+      await ackRate(
+        server,
+        "sqlite",
+        { buffer: "sqlite", spoolPath: join(dir, `ack-${inFlight}.db`) },
+        inFlight,
+        inFlight === 1 ? Math.min(ACKS, 10_000) : ACKS,
+      ),
+    ]);
+    rows.push([
+      `memory buffer, ${inFlight} in flight`,
+      await ackRate(server, "memory", {}, inFlight, ACKS),
+    ]);
   }
-  console.log(`\n-- acknowledged records/s through await write() (${ACKS.toLocaleString()} records; 10,000 with 1 in flight)`);
-  console.log(`${"raw better-sqlite3, 1,000-row txns".padEnd(36)} ${fmt(raw)} rows/s   (reference)`);
-  for (const [name, rate] of rows) console.log(`${name.padEnd(36)} ${fmt(rate)} records/s   ${(rate / raw).toFixed(3)}× raw inserts`);
+  console.log(
+    `\n-- acknowledged records/s through await write() (${ACKS.toLocaleString()} records; 10,000 with 1 in flight)`,
+  );
+  console.log(
+    `${"raw better-sqlite3, 1,000-row txns".padEnd(36)} ${fmt(raw)} rows/s   (reference)`,
+  );
+  for (const [name, rate] of rows)
+    console.log(
+      `${name.padEnd(36)} ${fmt(rate)} records/s   ${(rate / raw).toFixed(3)}× raw inserts`,
+    );
   const [s1, m1, s64, m64] = rows.map((r) => r[1]);
-  console.log(`sqlite/memory: ${(s1! / m1!).toFixed(3)}× with 1 in flight, ${(s64! / m64!).toFixed(3)}× with 64 in flight`);
+  console.log(
+    `sqlite/memory: ${(s1! / m1!).toFixed(3)}× with 1 in flight, ${(s64! / m64!).toFixed(3)}× with 64 in flight`,
+  );
 }
 
 /** Spool payload and file bytes per record, unsealed and sealed; uploads go to a closed port so nothing leaves the spool. */
@@ -94,14 +145,24 @@ async function bytesPerRecord(server: RunningMinio): Promise<void> {
   const nowhere = { ...server, endpoint: "http://127.0.0.1:9" } as RunningMinio;
   const hold = { maxAttempts: 100, initialBackoffMs: 30_000, maxBackoffMs: 30_000 };
   const measure = async (path: string, batching: Record<string, unknown>) => {
-    const log = loggerFor(nowhere, "bench/bytes", { buffer: "sqlite", spoolPath: path, ...hold, ...batching });
+    const log = loggerFor(nowhere, "bench/bytes", {
+      buffer: "sqlite",
+      spoolPath: path,
+      ...hold,
+      ...batching,
+    });
     const writes: Promise<void>[] = [];
-    for (let i = 0; i < n; i++) writes.push(log.write({ level: "info", message: "request completed", data: data(i) }));
+    for (let i = 0; i < n; i++)
+      writes.push(log.write({ level: "info", message: "request completed", data: data(i) }));
     await Promise.all(writes);
     return log;
   };
   const p1 = join(dir, "bytes-unsealed.db");
-  const a = await measure(p1, { maxBatchRecords: 10_000_000, maxBatchBytes: "1GiB", flushIntervalMs: 3_600_000 });
+  const a = await measure(p1, {
+    maxBatchRecords: 10_000_000,
+    maxBatchBytes: "1GiB",
+    flushIntervalMs: 3_600_000,
+  });
   const unsealed = await getS3SpoolStatus(p1);
   const unsealedFile = fileBytes(p1);
   await a.close({ timeoutMs: 100 });
@@ -115,9 +176,15 @@ async function bytesPerRecord(server: RunningMinio): Promise<void> {
   }
   const sealedFile = fileBytes(p2);
   await b.close({ timeoutMs: 100 });
-  console.log(`\n-- spool bytes per record (${n.toLocaleString()} records of ~${line(1).length} B JSON)`);
-  console.log(`unsealed: ${(unsealed.bytes / n).toFixed(1)} B logical payload, ${(unsealedFile / n).toFixed(1)} B on disk (db + wal) = ${(unsealedFile / unsealed.bytes).toFixed(2)}× payload`);
-  console.log(`sealed:   ${(sealed.bytes / n).toFixed(1)} B logical payload (gzip 6, default batches), ${(sealedFile / n).toFixed(1)} B on disk incl. free pages = ${(unsealed.bytes / sealed.bytes).toFixed(1)}× smaller payload than unsealed`);
+  console.log(
+    `\n-- spool bytes per record (${n.toLocaleString()} records of ~${line(1).length} B JSON)`,
+  );
+  console.log(
+    `unsealed: ${(unsealed.bytes / n).toFixed(1)} B logical payload, ${(unsealedFile / n).toFixed(1)} B on disk (db + wal) = ${(unsealedFile / unsealed.bytes).toFixed(2)}× payload`,
+  );
+  console.log(
+    `sealed:   ${(sealed.bytes / n).toFixed(1)} B logical payload (gzip 6, default batches), ${(sealedFile / n).toFixed(1)} B on disk incl. free pages = ${(unsealed.bytes / sealed.bytes).toFixed(1)}× smaller payload than unsealed`,
+  );
 }
 
 async function recovery(server: RunningMinio): Promise<void> {
@@ -125,12 +192,21 @@ async function recovery(server: RunningMinio): Promise<void> {
   const path = join(dir, "recovery.db");
   const fill = SqliteSpool.open(path, { leaseMs: 60_000 });
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i += 1000) fill.append(Array.from({ length: Math.min(1000, n - i) }, (_, k) => ({ line: line(i + k), timestampMs: Date.now() })));
+  for (let i = 0; i < n; i += 1000)
+    fill.append(
+      Array.from({ length: Math.min(1000, n - i) }, (_, k) => ({
+        line: line(i + k),
+        timestampMs: Date.now(),
+      })),
+    );
   fill.close(); // leaves the records behind with heartbeat 0: the next opener adopts them at once
   const fillSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const before = await getS3SpoolStatus(path);
   const t1 = process.hrtime.bigint();
-  const log = loggerFor(server, `bench/recovery-${Date.now()}`, { buffer: "sqlite", spoolPath: path });
+  const log = loggerFor(server, `bench/recovery-${Date.now()}`, {
+    buffer: "sqlite",
+    spoolPath: path,
+  });
   const res = await log.close({ timeoutMs: 1_800_000 });
   const seconds = Number(process.hrtime.bigint() - t1) / 1e9;
   const d = res.destinations.s3!;
@@ -140,9 +216,15 @@ async function recovery(server: RunningMinio): Promise<void> {
   for (let i = 0; i < n; i++) mem.info("request completed", data(i));
   const memRes = await mem.close({ timeoutMs: 1_800_000 });
   const memSeconds = Number(process.hrtime.bigint() - t2) / 1e9;
-  console.log(`\n-- recovery of a spool holding ${n.toLocaleString()} unsealed records (${(before.bytes / 1e6).toFixed(0)} MB payload, ${(fileBytes(path) / 1e6).toFixed(0)} MB file; filled in ${fillSeconds.toFixed(1)} s)`);
-  console.log(`re-seal + deliver to MinIO: ${seconds.toFixed(1)} s (${fmt(n / seconds)} records/s), delivered ${d.delivered.toLocaleString()} in ${d.objects} objects, ok=${res.ok}`);
-  console.log(`memory buffer, same records from RAM: ${memSeconds.toFixed(1)} s (ok=${memRes.ok})   recovery = ${(seconds / memSeconds).toFixed(2)}× the memory path`);
+  console.log(
+    `\n-- recovery of a spool holding ${n.toLocaleString()} unsealed records (${(before.bytes / 1e6).toFixed(0)} MB payload, ${(fileBytes(path) / 1e6).toFixed(0)} MB file; filled in ${fillSeconds.toFixed(1)} s)`,
+  );
+  console.log(
+    `re-seal + deliver to MinIO: ${seconds.toFixed(1)} s (${fmt(n / seconds)} records/s), delivered ${d.delivered.toLocaleString()} in ${d.objects} objects, ok=${res.ok}`,
+  );
+  console.log(
+    `memory buffer, same records from RAM: ${memSeconds.toFixed(1)} s (ok=${memRes.ok})   recovery = ${(seconds / memSeconds).toFixed(2)}× the memory path`,
+  );
 }
 
 const server = await startMinio();

@@ -11,9 +11,16 @@ const BIN = join(import.meta.dirname, "../bin/stowage.js");
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function stowage(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function stowage(
+  args: string[],
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, HOME: cwd }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { ...process.env, HOME: cwd },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -25,8 +32,15 @@ function stowage(args: string[], cwd: string): Promise<{ code: number | null; st
 /** A spool with 3 unsealed records, one pending batch (2 records) and one failed batch (4 records). */
 function makeSpool(path: string): void {
   const spool = SqliteSpool.open(path, { leaseMs: 1000 });
-  const recs = (n: number, t: string) => Array.from({ length: n }, (_, i) => ({ line: `{"message":"${t}${i}"}`, timestampMs: Date.UTC(2026, 0, 1, 3) + i }));
-  for (const [n, tag] of [[2, "p"], [4, "f"]] as const) {
+  const recs = (n: number, t: string) =>
+    Array.from({ length: n }, (_, i) => ({
+      line: `{"message":"${t}${i}"}`,
+      timestampMs: Date.UTC(2026, 0, 1, 3) + i,
+    }));
+  for (const [n, tag] of [
+    [2, "p"],
+    [4, "f"],
+  ] as const) {
     const rs = recs(n, tag);
     const ids = spool.append(rs);
     let id = "";
@@ -35,7 +49,10 @@ function makeSpool(path: string): void {
       id = b.id;
       return b;
     });
-    if (tag === "f") spool.complete([{ id, ok: false, failure: { category: "auth", code: "AccessDenied", message: "denied" } }]);
+    if (tag === "f")
+      spool.complete([
+        { id, ok: false, failure: { category: "auth", code: "AccessDenied", message: "denied" } },
+      ]);
   }
   spool.append(recs(3, "r"));
   spool.close();
@@ -50,7 +67,14 @@ describe("§4 stowage spool", () => {
   it("§4 status --json reports records, pending, failed and bytes; the human form says how to retry", async () => {
     const json = await stowage(["spool", "status", "--path", path, "--json"], dir);
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ path, records: 3, pending: 1, failed: 1, pendingRecords: 2, failedRecords: 4 });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      path,
+      records: 3,
+      pending: 1,
+      failed: 1,
+      pendingRecords: 2,
+      failedRecords: 4,
+    });
     expect(JSON.parse(json.stdout).bytes).toBeGreaterThan(0);
     const human = await stowage(["spool", "status", "--path", path], dir);
     expect(human.code).toBe(0);
@@ -61,7 +85,16 @@ describe("§4 stowage spool", () => {
   it("§4 retry re-arms failed batches, and status without --path finds the spool through stowage.config.json", async () => {
     const project = mkdtempSync(join(tmpdir(), "stowage-spool-cli-proj-"));
     dirs.push(project);
-    writeFileSync(join(project, "stowage.config.json"), JSON.stringify({ s3: { bucket: "logs", region: "eu-west-1", delivery: { buffer: "sqlite", spoolPath: path } } }));
+    writeFileSync(
+      join(project, "stowage.config.json"),
+      JSON.stringify({
+        s3: {
+          bucket: "logs",
+          region: "eu-west-1",
+          delivery: { buffer: "sqlite", spoolPath: path },
+        },
+      }),
+    );
     const retry = await stowage(["spool", "retry", "--json"], project);
     expect(retry.code).toBe(0);
     expect(JSON.parse(retry.stdout)).toEqual({ path, rearmed: 1 });
@@ -72,7 +105,9 @@ describe("§4 stowage spool", () => {
   it("§4 a missing spool or a foreign file is a clear error with exit code 1", async () => {
     const missing = await stowage(["spool", "status"], dir); // no config here: the default destination's spool under HOME
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/no spool at .*\.stowage\/s3\/[0-9a-f]{16}\.db \(the spool of the default destination/);
+    expect(missing.stderr).toMatch(
+      /no spool at .*\.stowage\/s3\/[0-9a-f]{16}\.db \(the spool of the default destination/,
+    );
     const foreign = join(dir, "notes.txt");
     writeFileSync(foreign, "just some notes, not a database\n".repeat(10));
     const res = await stowage(["spool", "retry", "--path", foreign], dir);

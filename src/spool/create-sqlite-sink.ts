@@ -22,12 +22,18 @@ const LEASE_MARGIN_MS = 1_000;
  * and records become eligible again after this long.
  * @example spoolLeaseMs({ requestTimeoutMs: 10_000, maxAttempts: 5 }, {}) // 51_000
  */
-export function spoolLeaseMs(d: Pick<ResolvedDelivery, "requestTimeoutMs" | "maxAttempts">, env: Env): number {
+export function spoolLeaseMs(
+  d: Pick<ResolvedDelivery, "requestTimeoutMs" | "maxAttempts">,
+  env: Env,
+): number {
   const raw = env.STOWAGE_SPOOL_LEASE_MS;
   if (raw !== undefined && raw !== "") {
     const ms = Number(raw);
     if (!Number.isInteger(ms) || ms < 30) {
-      throw new StowageError("config", `STOWAGE_SPOOL_LEASE_MS="${raw}" is not a whole number of milliseconds ≥ 30; unset it or use e.g. 60000`);
+      throw new StowageError(
+        "config",
+        `STOWAGE_SPOOL_LEASE_MS="${raw}" is not a whole number of milliseconds ≥ 30; unset it or use e.g. 60000`,
+      );
     }
     return ms;
   }
@@ -38,9 +44,14 @@ function checkSpoolFile(path: string): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
   } catch (err) {
-    throw new StowageError("spool", `cannot create the spool directory ${dirname(path)}: ${(err as Error).message}`, {
-      cause: err, hint: "Set s3.delivery.spoolPath to a writable location.",
-    });
+    throw new StowageError(
+      "spool",
+      `cannot create the spool directory ${dirname(path)}: ${(err as Error).message}`,
+      {
+        cause: err,
+        hint: "Set s3.delivery.spoolPath to a writable location.",
+      },
+    );
   }
   if (!existsSync(path)) return;
   openSpoolDatabase(path, { create: false, readonly: true }).db.close();
@@ -49,7 +60,11 @@ function checkSpoolFile(path: string): void {
 /**
  * @example const sink = createSqliteSink(resolved, env, store);
  */
-export function createSqliteSink(resolved: ResolvedLoggerConfig, env: Env, store: ObjectStore): Sink {
+export function createSqliteSink(
+  resolved: ResolvedLoggerConfig,
+  env: Env,
+  store: ObjectStore,
+): Sink {
   const d = resolved.delivery;
   checkSpoolFile(d.spoolPath);
   const dest = resolved.destination;

@@ -4,7 +4,16 @@
  * itself (a second, obviously-correct implementation); it is not durable.
  */
 import type {
-  BatchOutcome, RecordOwner, SealResult, Spool, SpoolBatch, SpoolBatchInput, SpoolOpenOptions, SpoolRecord, SpoolRecordInput, SpoolStatus,
+  BatchOutcome,
+  RecordOwner,
+  SealResult,
+  Spool,
+  SpoolBatch,
+  SpoolBatchInput,
+  SpoolOpenOptions,
+  SpoolRecord,
+  SpoolRecordInput,
+  SpoolStatus,
 } from "./spool.js";
 
 interface MemBatch extends SpoolBatch {
@@ -30,9 +39,23 @@ export class MemorySpool implements Spool {
   private readonly f: MemFile;
   private readonly now: () => number;
 
-  private constructor(location: string, private readonly options: SpoolOpenOptions) {
+  private constructor(
+    location: string,
+    private readonly options: SpoolOpenOptions,
+  ) {
     let f = files.get(location);
-    if (!f) files.set(location, (f = { nextId: 1, nextOwner: 1, owners: new Map(), records: new Map(), batches: new Map(), usage: 0 }));
+    if (!f)
+      files.set(
+        location,
+        (f = {
+          nextId: 1,
+          nextOwner: 1,
+          owners: new Map(),
+          records: new Map(),
+          batches: new Map(),
+          usage: 0,
+        }),
+      );
     this.f = f;
     this.now = options.now ?? Date.now;
     this.ownId = f.nextOwner++;
@@ -51,7 +74,11 @@ export class MemorySpool implements Spool {
   append(records: readonly SpoolRecordInput[], outcomes: readonly BatchOutcome[] = []): number[] {
     const ids = records.map((r) => {
       const id = this.f.nextId++;
-      this.f.records.set(id, { owner: this.ownId, line: r.line, timestampMs: Math.floor(r.timestampMs) });
+      this.f.records.set(id, {
+        owner: this.ownId,
+        line: r.line,
+        timestampMs: Math.floor(r.timestampMs),
+      });
       this.f.usage += lineBytes(r.line);
       return id;
     });
@@ -59,13 +86,25 @@ export class MemorySpool implements Spool {
     return ids;
   }
 
-  seal(recordIds: readonly number[], which: RecordOwner, build: (kept: number[]) => SpoolBatchInput): SealResult {
+  seal(
+    recordIds: readonly number[],
+    which: RecordOwner,
+    build: (kept: number[]) => SpoolBatchInput,
+  ): SealResult {
     const owner = which === "own" ? this.ownId : this.adoptedId;
-    const kept = recordIds.map((id, i) => (this.f.records.get(id)?.owner === owner ? i : -1)).filter((i) => i >= 0);
+    const kept = recordIds
+      .map((id, i) => (this.f.records.get(id)?.owner === owner ? i : -1))
+      .filter((i) => i >= 0);
     if (kept.length === 0) return { kept, inserted: false };
     const b = build(kept);
     for (const i of kept) this.f.records.delete(recordIds[i]!);
-    this.f.batches.set(b.id, { ...b, state: "leased", createdMs: this.now(), leaseOwner: this.ownId, leaseUntilMs: this.now() + this.options.leaseMs });
+    this.f.batches.set(b.id, {
+      ...b,
+      state: "leased",
+      createdMs: this.now(),
+      leaseOwner: this.ownId,
+      leaseUntilMs: this.now() + this.options.leaseMs,
+    });
     this.f.usage += b.body.byteLength - b.decodedBytes;
     return { kept, inserted: true };
   }
@@ -77,7 +116,11 @@ export class MemorySpool implements Spool {
     for (const b of all) {
       if (out.length >= limit) break;
       if (b.state === "pending" || (b.state === "leased" && b.leaseUntilMs < now)) {
-        Object.assign(b, { state: "leased", leaseOwner: this.ownId, leaseUntilMs: now + this.options.leaseMs });
+        Object.assign(b, {
+          state: "leased",
+          leaseOwner: this.ownId,
+          leaseUntilMs: now + this.options.leaseMs,
+        });
         out.push(this.view(b));
       }
     }
@@ -110,12 +153,16 @@ export class MemorySpool implements Spool {
   renew(): void {
     const now = this.now();
     this.f.owners.set(this.ownId, now).set(this.adoptedId, now);
-    for (const b of this.f.batches.values()) if (b.state === "leased" && this.mine(b.leaseOwner)) b.leaseUntilMs = now + this.options.leaseMs;
+    for (const b of this.f.batches.values())
+      if (b.state === "leased" && this.mine(b.leaseOwner))
+        b.leaseUntilMs = now + this.options.leaseMs;
   }
 
   adopt(options: { sweep?: boolean } = {}): number {
     const cutoff = this.now() - this.options.leaseMs;
-    const dead = new Set([...this.f.owners].filter(([id, hb]) => hb < cutoff && !this.mine(id)).map(([id]) => id));
+    const dead = new Set(
+      [...this.f.owners].filter(([id, hb]) => hb < cutoff && !this.mine(id)).map(([id]) => id),
+    );
     for (const id of dead) this.f.owners.delete(id);
     let n = 0;
     for (const r of this.f.records.values()) {
@@ -132,7 +179,8 @@ export class MemorySpool implements Spool {
     const out: SpoolRecord[] = [];
     for (const [id, r] of this.f.records) {
       if (out.length >= limit) break;
-      if (id > afterId && r.owner === this.adoptedId) out.push({ id, line: r.line, timestampMs: r.timestampMs });
+      if (id > afterId && r.owner === this.adoptedId)
+        out.push({ id, line: r.line, timestampMs: r.timestampMs });
     }
     return out;
   }
@@ -152,7 +200,15 @@ export class MemorySpool implements Spool {
   }
 
   status(): SpoolStatus {
-    const s: SpoolStatus = { records: this.f.records.size, pending: 0, failed: 0, bytes: 0, leased: 0, pendingRecords: 0, failedRecords: 0 };
+    const s: SpoolStatus = {
+      records: this.f.records.size,
+      pending: 0,
+      failed: 0,
+      bytes: 0,
+      leased: 0,
+      pendingRecords: 0,
+      failedRecords: 0,
+    };
     for (const r of this.f.records.values()) s.bytes += lineBytes(r.line);
     for (const b of this.f.batches.values()) {
       s.bytes += b.body.byteLength;
@@ -169,7 +225,9 @@ export class MemorySpool implements Spool {
   }
 
   close(): void {
-    for (const b of this.f.batches.values()) if (b.state === "leased" && this.mine(b.leaseOwner)) Object.assign(b, { state: "pending", leaseOwner: null });
+    for (const b of this.f.batches.values())
+      if (b.state === "leased" && this.mine(b.leaseOwner))
+        Object.assign(b, { state: "pending", leaseOwner: null });
     const held = [...this.f.records.values()].some((r) => this.mine(r.owner));
     for (const id of [this.ownId, this.adoptedId]) {
       if (held) this.f.owners.set(id, 0);

@@ -48,11 +48,15 @@ export class SinkState {
     return this.accepted + this.adopted - this.delivered - this.failed - this.transferred;
   }
 
-  admit(size: number, o: { maxRecordBytes: number; maxQueueBytes: number; maxSpoolBytes: number }): Reason {
+  admit(
+    size: number,
+    o: { maxRecordBytes: number; maxQueueBytes: number; maxSpoolBytes: number },
+  ): Reason {
     if (size > o.maxRecordBytes) return this.reject("oversized");
     if (this.dead) return this.reject("spoolFull"); // the spool cannot take records; the latch says why
     if (this.inflightBytes + size > o.maxQueueBytes) return this.reject("queueFull");
-    if (this.spoolBytes + this.inflightBytes + size > o.maxSpoolBytes) return this.reject("spoolFull");
+    if (this.spoolBytes + this.inflightBytes + size > o.maxSpoolBytes)
+      return this.reject("spoolFull");
     this.inflightBytes += size;
     this.accepted++;
     return null;
@@ -144,7 +148,13 @@ export class SinkState {
     }
     const message = error.hint ? `${error.message} ${error.hint}` : error.message;
     this.spoolError = new StowageError("spool", message);
-    this.spoolFailure = { category: "spool", code: error.code, message, since: new Date().toISOString(), batches: 0 };
+    this.spoolFailure = {
+      category: "spool",
+      code: error.code,
+      message,
+      since: new Date().toISOString(),
+      batches: 0,
+    };
   }
 
   nextSyncId(): number {
@@ -186,10 +196,15 @@ export class SinkState {
 
   /** Resolves true if `p` settled first, false on timeout (the timer never outlives the wait). */
   wait(p: Promise<unknown>, timeoutMs: number | undefined): Promise<boolean> {
-    const settled = p.then(() => true, () => true);
+    const settled = p.then(
+      () => true,
+      () => true,
+    );
     if (timeoutMs === undefined || !Number.isFinite(timeoutMs)) return settled;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), Math.max(0, timeoutMs))));
+    const timeout = new Promise<boolean>(
+      (r) => (timer = setTimeout(() => r(false), Math.max(0, timeoutMs))),
+    );
     return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
   }
 
@@ -198,8 +213,13 @@ export class SinkState {
     const failure = f ? { ...f } : null;
     const pending = this.pending;
     return {
-      kind, ok: failure === null && pending === 0, delivered: this.delivered, pending, objects: this.objects,
-      rejected: { ...this.rejected }, failure,
+      kind,
+      ok: failure === null && pending === 0,
+      delivered: this.delivered,
+      pending,
+      objects: this.objects,
+      rejected: { ...this.rejected },
+      failure,
     };
   }
 }

@@ -6,7 +6,12 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { SqliteSpool } from "./sqlite-spool.js";
 import { WorkerLoop } from "./worker-loop.js";
-import { toWireError, type FromWorker, type SpoolWorkerConfig, type ToWorker } from "./worker-protocol.js";
+import {
+  toWireError,
+  type FromWorker,
+  type SpoolWorkerConfig,
+  type ToWorker,
+} from "./worker-protocol.js";
 
 const port = parentPort;
 if (port) {

@@ -20,7 +20,10 @@ const HOUR = Date.UTC(2026, 2, 1, 10);
 const LEASE = 10_000;
 
 function recs(n: number, tag: string): SpoolRecordInput[] {
-  return Array.from({ length: n }, (_, i) => ({ line: JSON.stringify({ message: `${tag}-${i}`, note: "é✓" }), timestampMs: HOUR + i }));
+  return Array.from({ length: n }, (_, i) => ({
+    line: JSON.stringify({ message: `${tag}-${i}`, note: "é✓" }),
+    timestampMs: HOUR + i,
+  }));
 }
 
 /** Encodes the kept records the way the sink does: one gzip body, final v1 key. */
@@ -30,10 +33,19 @@ export function buildBatch(records: readonly SpoolRecordInput[], kept: number[])
   const maxMs = Math.max(...sel.map((r) => r.timestampMs));
   const enc = encodeBatch({ lines: sel.map((r) => r.line), minMs, maxMs });
   const id = ulid();
-  return { id, key: formatObjectKey({ prefix: "c", minMs, maxMs, batchId: id }), body: enc.body, records: enc.records, decodedBytes: enc.decodedBytes, minMs, maxMs };
+  return {
+    id,
+    key: formatObjectKey({ prefix: "c", minMs, maxMs, batchId: id }),
+    body: enc.body,
+    records: enc.records,
+    decodedBytes: enc.decodedBytes,
+    minMs,
+    maxMs,
+  };
 }
 
-const lineBytes = (rs: readonly SpoolRecordInput[]) => rs.reduce((n, r) => n + Buffer.byteLength(r.line) + 1, 0);
+const lineBytes = (rs: readonly SpoolRecordInput[]) =>
+  rs.reduce((n, r) => n + Buffer.byteLength(r.line) + 1, 0);
 
 export function runSpoolContract(name: string, factory: SpoolFactory): void {
   describe(`Spool contract: ${name}`, () => {
@@ -56,7 +68,15 @@ export function runSpoolContract(name: string, factory: SpoolFactory): void {
 
     it("§4 a fresh spool is empty", () => {
       const s = open(factory.location());
-      expect(s.status()).toEqual({ records: 0, pending: 0, failed: 0, bytes: 0, leased: 0, pendingRecords: 0, failedRecords: 0 });
+      expect(s.status()).toEqual({
+        records: 0,
+        pending: 0,
+        failed: 0,
+        bytes: 0,
+        leased: 0,
+        pendingRecords: 0,
+        failedRecords: 0,
+      });
       consistent(s);
       s.close();
     });
@@ -79,10 +99,21 @@ export function runSpoolContract(name: string, factory: SpoolFactory): void {
       let built: SpoolBatchInput | undefined;
       const res = s.seal(ids, "own", (kept) => (built = buildBatch(rs, kept)));
       expect(res).toEqual({ kept: ids.map((_, i) => i), inserted: true });
-      expect(s.status()).toMatchObject({ records: 0, pending: 1, leased: 1, pendingRecords: 50, bytes: built!.body.byteLength });
+      expect(s.status()).toMatchObject({
+        records: 0,
+        pending: 1,
+        leased: 1,
+        pendingRecords: 50,
+        bytes: built!.body.byteLength,
+      });
       const loaded = s.load(built!.id)!;
       expect(Buffer.from(loaded.body).equals(Buffer.from(built!.body))).toBe(true);
-      expect(loaded).toMatchObject({ key: built!.key, records: 50, decodedBytes: lineBytes(rs), state: "leased" });
+      expect(loaded).toMatchObject({
+        key: built!.key,
+        records: 50,
+        decodedBytes: lineBytes(rs),
+        state: "leased",
+      });
       consistent(s);
       s.close();
     });
@@ -93,7 +124,14 @@ export function runSpoolContract(name: string, factory: SpoolFactory): void {
       const b = open(loc);
       const ok = sealOne(a, 3, "ok");
       const bad = sealOne(a, 4, "bad");
-      a.complete([{ id: ok, ok: true }, { id: bad, ok: false, failure: { category: "auth", code: "AccessDenied", message: "denied" } }]);
+      a.complete([
+        { id: ok, ok: true },
+        {
+          id: bad,
+          ok: false,
+          failure: { category: "auth", code: "AccessDenied", message: "denied" },
+        },
+      ]);
       expect(a.status()).toMatchObject({ pending: 0, failed: 1, failedRecords: 4 });
       clock += LEASE * 3;
       expect(b.claim(10)).toEqual([]);
@@ -163,11 +201,18 @@ export function runSpoolContract(name: string, factory: SpoolFactory): void {
       b.renew();
       expect(b.adopt()).toBe(3);
       expect(b.adopt()).toBe(0);
-      expect(a.seal(ids, "own", (kept) => buildBatch(rs, kept))).toEqual({ kept: [], inserted: false });
+      expect(a.seal(ids, "own", (kept) => buildBatch(rs, kept))).toEqual({
+        kept: [],
+        inserted: false,
+      });
       const adopted = b.readAdopted(0, 100);
       expect(adopted.map((r) => r.line)).toEqual(rs.map((r) => r.line));
       expect(b.readAdopted(adopted[1]!.id, 100)).toHaveLength(1);
-      const res = b.seal(adopted.map((r) => r.id), "adopted", (kept) => buildBatch(adopted, kept));
+      const res = b.seal(
+        adopted.map((r) => r.id),
+        "adopted",
+        (kept) => buildBatch(adopted, kept),
+      );
       expect(res.kept).toEqual([0, 1, 2]);
       expect(b.status()).toMatchObject({ records: 0, pending: 1, pendingRecords: 3 });
       consistent(b);

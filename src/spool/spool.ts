@@ -97,7 +97,11 @@ export interface Spool {
    * the batch leased by this instance. `build(kept)` is called inside the
    * transaction with the kept indexes, so a batch never holds a record twice.
    */
-  seal(recordIds: readonly number[], owner: RecordOwner, build: (kept: number[]) => SpoolBatchInput): SealResult;
+  seal(
+    recordIds: readonly number[],
+    owner: RecordOwner,
+    build: (kept: number[]) => SpoolBatchInput,
+  ): SealResult;
   /** Leases up to `limit` claimable batches (pending, or leased with an expired lease), oldest first. */
   claim(limit: number): SpoolBatch[];
   /** A batch this instance leases, with its body; null if it is gone or no longer ours. */

@@ -31,15 +31,22 @@ export interface OpenDatabaseOptions {
   busyTimeoutMs: number;
 }
 
-type BetterSqlite = new (path: string, options: { readonly?: boolean; fileMustExist?: boolean; timeout?: number }) => {
+type BetterSqlite = new (
+  path: string,
+  options: { readonly?: boolean; fileMustExist?: boolean; timeout?: number },
+) => {
   exec(sql: string): void;
   prepare(sql: string): SqlStatement;
   close(): void;
 };
-type NodeSqlite = { DatabaseSync: new (path: string, options: Record<string, unknown>) => Omit<SqlDatabase, "driver"> };
+type NodeSqlite = {
+  DatabaseSync: new (path: string, options: Record<string, unknown>) => Omit<SqlDatabase, "driver">;
+};
 
 const require = createRequire(import.meta.url);
-let loaded: { kind: "node:sqlite"; mod: NodeSqlite } | { kind: "better-sqlite3"; mod: BetterSqlite } | null = null;
+let loaded:
+  { kind: "node:sqlite"; mod: NodeSqlite } | { kind: "better-sqlite3"; mod: BetterSqlite } | null =
+  null;
 
 function load(): NonNullable<typeof loaded> {
   if (loaded) return loaded;
@@ -62,12 +69,19 @@ function load(): NonNullable<typeof loaded> {
 export function openDatabase(path: string, options: OpenDatabaseOptions): SqlDatabase {
   const drv = load();
   if (drv.kind === "node:sqlite") {
-    if (options.readonly && !existsSync(path)) throw Object.assign(new Error(`unable to open database file ${path}`), { code: "SQLITE_CANTOPEN" });
+    if (options.readonly && !existsSync(path))
+      throw Object.assign(new Error(`unable to open database file ${path}`), {
+        code: "SQLITE_CANTOPEN",
+      });
     const db = new drv.mod.DatabaseSync(path, { readOnly: options.readonly === true });
     db.exec(`PRAGMA busy_timeout = ${Math.floor(options.busyTimeoutMs)}`);
     return wrap("node:sqlite", db);
   }
-  const db = new drv.mod(path, { readonly: options.readonly === true, fileMustExist: options.readonly === true, timeout: options.busyTimeoutMs });
+  const db = new drv.mod(path, {
+    readonly: options.readonly === true,
+    fileMustExist: options.readonly === true,
+    timeout: options.busyTimeoutMs,
+  });
   return wrap("better-sqlite3", db);
 }
 
@@ -83,5 +97,7 @@ function wrap(driver: SqlDatabase["driver"], db: Omit<SqlDatabase, "driver">): S
 /** True for SQLITE_BUSY / SQLITE_LOCKED: another connection holds the lock; try again later. */
 export function isBusyError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+  return (
+    typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+  );
 }

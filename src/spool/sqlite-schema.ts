@@ -63,7 +63,11 @@ const hint = (path: string) =>
   `Set s3.delivery.spoolPath to another file, or move ${path} away if it is not needed. Stowage never overwrites it.`;
 
 function foreign(path: string, what: string): StowageError {
-  return new StowageError("spool", `${path} is not a Stowage spool: ${what}. Stowage left it untouched.`, { hint: hint(path) });
+  return new StowageError(
+    "spool",
+    `${path} is not a Stowage spool: ${what}. Stowage left it untouched.`,
+    { hint: hint(path) },
+  );
 }
 
 function checkHeader(path: string): void {
@@ -72,7 +76,8 @@ function checkHeader(path: string): void {
   try {
     const head = Buffer.alloc(16);
     const n = readSync(fd, head, 0, 16, 0);
-    if (n < 16 || head.toString("latin1") !== SQLITE_HEADER) throw foreign(path, "it is not an SQLite database");
+    if (n < 16 || head.toString("latin1") !== SQLITE_HEADER)
+      throw foreign(path, "it is not an SQLite database");
   } finally {
     closeSync(fd);
   }
@@ -80,16 +85,30 @@ function checkHeader(path: string): void {
 
 /** "spool" when the file holds our schema, "empty" for a database without tables; throws for anything else. */
 function inspect(db: SqlDatabase, path: string): "spool" | "empty" {
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+  const tables = (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
+  ).map((r) => r.name);
   if (tables.length === 0) return "empty";
-  if (!tables.includes("meta")) throw foreign(path, `it is an SQLite database with other tables (${tables.slice(0, 5).join(", ")})`);
-  const rows = db.prepare("SELECT key, value FROM meta WHERE key IN ('magic', 'schema')").all() as { key: string; value: string }[];
+  if (!tables.includes("meta"))
+    throw foreign(
+      path,
+      `it is an SQLite database with other tables (${tables.slice(0, 5).join(", ")})`,
+    );
+  const rows = db.prepare("SELECT key, value FROM meta WHERE key IN ('magic', 'schema')").all() as {
+    key: string;
+    value: string;
+  }[];
   const meta = new Map(rows.map((r) => [r.key, r.value]));
-  if (meta.get("magic") !== SPOOL_MAGIC) throw foreign(path, "it is an SQLite database without the stowage-spool magic row");
+  if (meta.get("magic") !== SPOOL_MAGIC)
+    throw foreign(path, "it is an SQLite database without the stowage-spool magic row");
   if (meta.get("schema") !== SPOOL_SCHEMA) {
-    throw new StowageError("spool", `${path} is a Stowage spool of schema ${meta.get("schema") ?? "?"}; this version reads schema ${SPOOL_SCHEMA}. It was left untouched.`, {
-      hint: `Deliver it with the Stowage version that wrote it, or set s3.delivery.spoolPath to a new file.`,
-    });
+    throw new StowageError(
+      "spool",
+      `${path} is a Stowage spool of schema ${meta.get("schema") ?? "?"}; this version reads schema ${SPOOL_SCHEMA}. It was left untouched.`,
+      {
+        hint: `Deliver it with the Stowage version that wrote it, or set s3.delivery.spoolPath to a new file.`,
+      },
+    );
   }
   return "spool";
 }
@@ -98,10 +117,15 @@ function sqliteFailure(path: string, err: unknown): StowageError {
   const code = String((err as { code?: unknown }).code ?? "");
   const message = err instanceof Error ? err.message : String(err);
   if (code.startsWith("SQLITE_NOTADB") || code.startsWith("SQLITE_CORRUPT")) {
-    return new StowageError("spool", `${path} is corrupt or not a Stowage spool (${message}). Stowage left it untouched.`, { cause: err, hint: hint(path) });
+    return new StowageError(
+      "spool",
+      `${path} is corrupt or not a Stowage spool (${message}). Stowage left it untouched.`,
+      { cause: err, hint: hint(path) },
+    );
   }
   return new StowageError("spool", `cannot open the spool ${path}: ${message}`, {
-    cause: err, hint: "Check that the directory exists and is writable by this process, or set s3.delivery.spoolPath.",
+    cause: err,
+    hint: "Check that the directory exists and is writable by this process, or set s3.delivery.spoolPath.",
   });
 }
 
@@ -111,10 +135,15 @@ function sqliteFailure(path: string, err: unknown): StowageError {
  * Writers get WAL with synchronous=NORMAL (see docs/spool.md for what survives what).
  * @example const db = openSpoolDatabase("/var/spool/app.db", { create: true });
  */
-export function openSpoolDatabase(path: string, options: { create: boolean; readonly?: boolean }): { db: SqlDatabase; empty: boolean } {
+export function openSpoolDatabase(
+  path: string,
+  options: { create: boolean; readonly?: boolean },
+): { db: SqlDatabase; empty: boolean } {
   if (existsSync(path)) checkHeader(path);
   else if (!options.create) {
-    throw new StowageError("not-found", `no spool at ${path}`, { hint: "Pass --path with the spool file (s3.delivery.spoolPath), or check the config's destination." });
+    throw new StowageError("not-found", `no spool at ${path}`, {
+      hint: "Pass --path with the spool file (s3.delivery.spoolPath), or check the config's destination.",
+    });
   } else {
     try {
       mkdirSync(dirname(path), { recursive: true });
@@ -124,7 +153,10 @@ export function openSpoolDatabase(path: string, options: { create: boolean; read
   }
   let db: SqlDatabase;
   try {
-    db = openDatabase(path, { readonly: options.readonly === true, busyTimeoutMs: BUSY_TIMEOUT_MS });
+    db = openDatabase(path, {
+      readonly: options.readonly === true,
+      busyTimeoutMs: BUSY_TIMEOUT_MS,
+    });
   } catch (err) {
     throw sqliteFailure(path, err);
   }

@@ -42,19 +42,41 @@ export class SqliteSink implements Sink {
   private readonly s = new SinkState();
   private readonly host: WorkerHost;
   private readonly dispatcher: Dispatcher;
-  private outbox = { lines: [] as string[], ts: [] as number[], bytes: 0, waiters: [] as ((err: StowageError | null) => void)[] };
+  private outbox = {
+    lines: [] as string[],
+    ts: [] as number[],
+    bytes: 0,
+    waiters: [] as ((err: StowageError | null) => void)[],
+  };
   private postScheduled = false;
   private aborting = false;
 
-  constructor(readonly kind: "s3" | "local", private readonly store: ObjectStore, private readonly o: SqliteSinkOptions) {
+  constructor(
+    readonly kind: "s3" | "local",
+    private readonly store: ObjectStore,
+    private readonly o: SqliteSinkOptions,
+  ) {
     this.dispatcher = new Dispatcher({
-      store, concurrency: o.concurrency, maxAttempts: o.maxAttempts, initialBackoffMs: o.initialBackoffMs, maxBackoffMs: o.maxBackoffMs,
+      store,
+      concurrency: o.concurrency,
+      maxAttempts: o.maxAttempts,
+      initialBackoffMs: o.initialBackoffMs,
+      maxBackoffMs: o.maxBackoffMs,
       onDelivered: (b) => this.outcome(b as SpooledBatch, true),
-      onFailed: (b, err) => this.outcome(b as SpooledBatch, false, { category: err.category, code: err.code, message: err.message }),
+      onFailed: (b, err) =>
+        this.outcome(b as SpooledBatch, false, {
+          category: err.category,
+          code: err.code,
+          message: err.message,
+        }),
     });
-    this.host = new WorkerHost(o.worker, (m) => this.onMessage(m), (err) => {
-      if (!this.s.closing) this.s.die({ code: "SpoolWorkerFailed", message: err.message });
-    });
+    this.host = new WorkerHost(
+      o.worker,
+      (m) => this.onMessage(m),
+      (err) => {
+        if (!this.s.closing) this.s.die({ code: "SpoolWorkerFailed", message: err.message });
+      },
+    );
   }
 
   accept(line: string, timestampMs: number): keyof RejectedCounts | "closed" | null {
@@ -64,7 +86,10 @@ export class SqliteSink implements Sink {
     if (r !== null) return r;
     if (!(timestampMs >= 0 && timestampMs <= MAX_EPOCH_MS)) {
       this.s.unadmit(size);
-      throw new StowageError("format", `record time ${timestampMs} is outside 1970..2286; fix the timestamp`);
+      throw new StowageError(
+        "format",
+        `record time ${timestampMs} is outside 1970..2286; fix the timestamp`,
+      );
     }
     this.outbox.lines.push(line);
     this.outbox.ts.push(timestampMs);
@@ -81,7 +106,9 @@ export class SqliteSink implements Sink {
     if (this.s.spoolError) return Promise.reject(this.s.spoolError);
     const r = this.accept(line, timestampMs);
     if (r !== null) return Promise.resolve(r);
-    return new Promise((resolve, reject) => this.outbox.waiters.push((err) => (err === null ? resolve(null) : reject(err))));
+    return new Promise((resolve, reject) =>
+      this.outbox.waiters.push((err) => (err === null ? resolve(null) : reject(err))),
+    );
   }
 
   /** Sends the pending group to the worker. */
@@ -133,20 +160,28 @@ export class SqliteSink implements Sink {
     }
   }
 
-  private outcome(b: SpooledBatch, ok: boolean, failure?: { category: string; code: string; message: string }): void {
+  private outcome(
+    b: SpooledBatch,
+    ok: boolean,
+    failure?: { category: string; code: string; message: string },
+  ): void {
     if (this.aborting) return; // close() aborted it: the worker releases the lease, the next logger delivers it
     this.s.settle(b.records, ok);
-    if (this.host.alive && !this.s.dead) this.host.request({ t: "done", id: b.spoolId, ok, ...(failure ? { failure } : {}) });
+    if (this.host.alive && !this.s.dead)
+      this.host.request({ t: "done", id: b.spoolId, ok, ...(failure ? { failure } : {}) });
   }
 
   result(): DestinationResult {
     return this.s.result(this.kind, this.dispatcher.failure as DeliveryFailure | null);
   }
 
-  async flush(timeoutMs: number | undefined): Promise<{ result: DestinationResult; timedOut: boolean }> {
+  async flush(
+    timeoutMs: number | undefined,
+  ): Promise<{ result: DestinationResult; timedOut: boolean }> {
     if (this.s.closed) return { result: this.result(), timedOut: false };
     this.post();
-    const deadline = timeoutMs === undefined || !Number.isFinite(timeoutMs) ? Infinity : Date.now() + timeoutMs;
+    const deadline =
+      timeoutMs === undefined || !Number.isFinite(timeoutMs) ? Infinity : Date.now() + timeoutMs;
     const timedOut = !(await this.s.wait(this.drain(deadline), timeoutMs));
     return { result: this.result(), timedOut };
   }
@@ -167,7 +202,9 @@ export class SqliteSink implements Sink {
     }
   }
 
-  async close(timeoutMs: number | undefined): Promise<{ result: DestinationResult; timedOut: boolean }> {
+  async close(
+    timeoutMs: number | undefined,
+  ): Promise<{ result: DestinationResult; timedOut: boolean }> {
     if (this.s.closed) return { result: this.result(), timedOut: false };
     const out = await this.flush(timeoutMs);
     this.s.closed = true;
@@ -188,7 +225,13 @@ export class SqliteSink implements Sink {
 
 function toSealed(b: WireBatch): SpooledBatch {
   return {
-    spoolId: b.id, key: b.key, body: b.body, records: b.records, decodedBytes: b.decodedBytes, minMs: b.minMs, maxMs: b.maxMs,
+    spoolId: b.id,
+    key: b.key,
+    body: b.body,
+    records: b.records,
+    decodedBytes: b.decodedBytes,
+    minMs: b.minMs,
+    maxMs: b.maxMs,
     metadata: objectMetadata(b),
   };
 }

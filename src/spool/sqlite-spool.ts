@@ -9,19 +9,42 @@ import { randomHex } from "../shared/ids.js";
 import type { SqlDatabase, SqlStatement } from "./sqlite-driver.js";
 import { openSpoolDatabase } from "./sqlite-schema.js";
 import type {
-  BatchOutcome, RecordOwner, SealResult, Spool, SpoolBatch, SpoolBatchInput, SpoolOpenOptions, SpoolRecord, SpoolRecordInput, SpoolStatus,
+  BatchOutcome,
+  RecordOwner,
+  SealResult,
+  Spool,
+  SpoolBatch,
+  SpoolBatchInput,
+  SpoolOpenOptions,
+  SpoolRecord,
+  SpoolRecordInput,
+  SpoolStatus,
 } from "./spool.js";
 import { readStatus, rearmFailed } from "./sqlite-status.js";
 
 type BatchRow = {
-  id: string; key: string; state: SpoolBatch["state"]; records: number; decoded_bytes: number;
-  min_ms: number; max_ms: number; body: Uint8Array; created_ms: number;
+  id: string;
+  key: string;
+  state: SpoolBatch["state"];
+  records: number;
+  decoded_bytes: number;
+  min_ms: number;
+  max_ms: number;
+  body: Uint8Array;
+  created_ms: number;
 };
 const BATCH_COLUMNS = "id, key, state, records, decoded_bytes, min_ms, max_ms, body, created_ms";
 
 const toBatch = (r: BatchRow): SpoolBatch => ({
-  id: r.id, key: r.key, state: r.state, records: r.records, decodedBytes: r.decoded_bytes,
-  minMs: r.min_ms, maxMs: r.max_ms, body: r.body, createdMs: r.created_ms,
+  id: r.id,
+  key: r.key,
+  state: r.state,
+  records: r.records,
+  decodedBytes: r.decoded_bytes,
+  minMs: r.min_ms,
+  maxMs: r.max_ms,
+  body: r.body,
+  createdMs: r.created_ms,
 });
 
 /**
@@ -37,38 +60,57 @@ export class SqliteSpool implements Spool {
   private readonly token: string;
   private closed = false;
 
-  private constructor(private readonly db: SqlDatabase, private readonly options: SpoolOpenOptions) {
+  private constructor(
+    private readonly db: SqlDatabase,
+    private readonly options: SpoolOpenOptions,
+  ) {
     this.now = options.now ?? Date.now;
     const s = (sql: string) => db.prepare(sql);
     this.q = {
       register: s("INSERT INTO owners (token, pid, host, heartbeat_ms) VALUES (?, ?, ?, ?)"),
-      heartbeat: s("INSERT OR REPLACE INTO owners (id, token, pid, host, heartbeat_ms) VALUES (?, ?, ?, ?, ?)"),
+      heartbeat: s(
+        "INSERT OR REPLACE INTO owners (id, token, pid, host, heartbeat_ms) VALUES (?, ?, ?, ?, ?)",
+      ),
       usage: s("SELECT bytes FROM usage WHERE id = 1"),
       addUsage: s("UPDATE usage SET bytes = bytes + ? WHERE id = 1"),
       insertRecord: s("INSERT INTO records (owner, ts_ms, line) VALUES (?, ?, ?)"),
       deleteRecord: s("DELETE FROM records WHERE id = ? AND owner = ?"),
-      insertBatch: s(`INSERT INTO batches (id, key, state, lease_owner, lease_until_ms, records, decoded_bytes, min_ms, max_ms, body, created_ms)
+      insertBatch:
+        s(`INSERT INTO batches (id, key, state, lease_owner, lease_until_ms, records, decoded_bytes, min_ms, max_ms, body, created_ms)
         VALUES (?, ?, 'leased', ?, ?, ?, ?, ?, ?, ?, ?)`),
-      claim: s(`UPDATE batches SET state = 'leased', lease_owner = ?, lease_until_ms = ? WHERE id IN (
+      claim:
+        s(`UPDATE batches SET state = 'leased', lease_owner = ?, lease_until_ms = ? WHERE id IN (
         SELECT id FROM batches WHERE state = 'pending' OR (state = 'leased' AND lease_until_ms < ?) ORDER BY created_ms LIMIT ?)
         RETURNING ${BATCH_COLUMNS}`),
-      load: s(`SELECT ${BATCH_COLUMNS} FROM batches WHERE id = ? AND state = 'leased' AND lease_owner IN (?, ?)`),
+      load: s(
+        `SELECT ${BATCH_COLUMNS} FROM batches WHERE id = ? AND state = 'leased' AND lease_owner IN (?, ?)`,
+      ),
       deliver: s("DELETE FROM batches WHERE id = ? RETURNING length(body) AS size"),
       fail: s(`UPDATE batches SET state = 'failed', lease_owner = NULL, lease_until_ms = NULL, attempts = attempts + 1, failure = ?
         WHERE id = ? AND state = 'leased' AND lease_owner IN (?, ?)`),
-      renew: s("UPDATE batches SET lease_until_ms = ? WHERE state = 'leased' AND lease_owner IN (?, ?)"),
+      renew: s(
+        "UPDATE batches SET lease_until_ms = ? WHERE state = 'leased' AND lease_owner IN (?, ?)",
+      ),
       deadOwners: s("SELECT id FROM owners WHERE heartbeat_ms < ? AND id NOT IN (?, ?)"),
       adoptFrom: s("UPDATE records SET owner = ? WHERE owner = ?"),
-      adoptOrphans: s("UPDATE records SET owner = ? WHERE owner IS NULL OR owner NOT IN (SELECT id FROM owners)"),
+      adoptOrphans: s(
+        "UPDATE records SET owner = ? WHERE owner IS NULL OR owner NOT IN (SELECT id FROM owners)",
+      ),
       dropOwner: s("DELETE FROM owners WHERE id = ?"),
-      readAdopted: s("SELECT id, ts_ms, line FROM records WHERE owner = ? AND id > ? ORDER BY id LIMIT ?"),
-      release: s("UPDATE batches SET state = 'pending', lease_owner = NULL, lease_until_ms = NULL WHERE state = 'leased' AND lease_owner IN (?, ?)"),
+      readAdopted: s(
+        "SELECT id, ts_ms, line FROM records WHERE owner = ? AND id > ? ORDER BY id LIMIT ?",
+      ),
+      release: s(
+        "UPDATE batches SET state = 'pending', lease_owner = NULL, lease_until_ms = NULL WHERE state = 'leased' AND lease_owner IN (?, ?)",
+      ),
       heldRecords: s("SELECT EXISTS (SELECT 1 FROM records WHERE owner IN (?, ?)) AS held"),
     };
     const token = randomHex(16);
     const at = this.now();
     this.ownId = Number(this.q.register!.run(token, process.pid, hostname(), at).lastInsertRowid);
-    this.adoptedId = Number(this.q.register!.run(token, process.pid, hostname(), at).lastInsertRowid);
+    this.adoptedId = Number(
+      this.q.register!.run(token, process.pid, hostname(), at).lastInsertRowid,
+    );
     this.token = token;
   }
 
@@ -104,7 +146,11 @@ export class SqliteSpool implements Spool {
       const ids: number[] = [];
       let bytes = 0;
       for (const r of records) {
-        ids.push(Number(this.q.insertRecord!.run(this.ownId, Math.floor(r.timestampMs), r.line).lastInsertRowid));
+        ids.push(
+          Number(
+            this.q.insertRecord!.run(this.ownId, Math.floor(r.timestampMs), r.line).lastInsertRowid,
+          ),
+        );
         bytes += Buffer.byteLength(r.line, "utf8") + 1;
       }
       bytes += this.applyOutcomes(outcomes);
@@ -113,7 +159,11 @@ export class SqliteSpool implements Spool {
     });
   }
 
-  seal(recordIds: readonly number[], which: RecordOwner, build: (kept: number[]) => SpoolBatchInput): SealResult {
+  seal(
+    recordIds: readonly number[],
+    which: RecordOwner,
+    build: (kept: number[]) => SpoolBatchInput,
+  ): SealResult {
     const owner = this.owner(which);
     return this.tx(() => {
       const kept: number[] = [];
@@ -123,7 +173,18 @@ export class SqliteSpool implements Spool {
       if (kept.length === 0) return { kept, inserted: false };
       const b = build(kept);
       const recordBytes = b.decodedBytes; // Σ (line bytes + 1) of exactly the kept records
-      this.q.insertBatch!.run(b.id, b.key, this.ownId, this.now() + this.options.leaseMs, b.records, b.decodedBytes, b.minMs, b.maxMs, b.body, this.now());
+      this.q.insertBatch!.run(
+        b.id,
+        b.key,
+        this.ownId,
+        this.now() + this.options.leaseMs,
+        b.records,
+        b.decodedBytes,
+        b.minMs,
+        b.maxMs,
+        b.body,
+        this.now(),
+      );
       this.q.addUsage!.run(b.body.byteLength - recordBytes);
       return { kept, inserted: true };
     });
@@ -132,8 +193,11 @@ export class SqliteSpool implements Spool {
   claim(limit: number): SpoolBatch[] {
     if (limit <= 0) return [];
     const now = this.now();
-    return this.tx(() => (this.q.claim!.all(this.ownId, now + this.options.leaseMs, now, limit) as BatchRow[]).map(toBatch))
-      .sort((a, b) => a.createdMs - b.createdMs);
+    return this.tx(() =>
+      (this.q.claim!.all(this.ownId, now + this.options.leaseMs, now, limit) as BatchRow[]).map(
+        toBatch,
+      ),
+    ).sort((a, b) => a.createdMs - b.createdMs);
   }
 
   load(id: string): SpoolBatch | null {
@@ -166,7 +230,8 @@ export class SqliteSpool implements Spool {
   renew(): void {
     const now = this.now();
     this.tx(() => {
-      for (const id of [this.ownId, this.adoptedId]) this.q.heartbeat!.run(id, this.token, process.pid, hostname(), now);
+      for (const id of [this.ownId, this.adoptedId])
+        this.q.heartbeat!.run(id, this.token, process.pid, hostname(), now);
       this.q.renew!.run(now + this.options.leaseMs, this.ownId, this.adoptedId);
     });
   }
@@ -175,7 +240,11 @@ export class SqliteSpool implements Spool {
     const now = this.now();
     return this.tx(() => {
       let n = 0;
-      const dead = this.q.deadOwners!.all(now - this.options.leaseMs, this.ownId, this.adoptedId) as { id: number }[];
+      const dead = this.q.deadOwners!.all(
+        now - this.options.leaseMs,
+        this.ownId,
+        this.adoptedId,
+      ) as { id: number }[];
       for (const { id } of dead) {
         n += this.q.adoptFrom!.run(this.adoptedId, id).changes;
         this.q.dropOwner!.run(id);
@@ -186,7 +255,11 @@ export class SqliteSpool implements Spool {
   }
 
   readAdopted(afterId: number, limit: number): SpoolRecord[] {
-    const rows = this.q.readAdopted!.all(this.adoptedId, afterId, limit) as { id: number; ts_ms: number; line: string }[];
+    const rows = this.q.readAdopted!.all(this.adoptedId, afterId, limit) as {
+      id: number;
+      ts_ms: number;
+      line: string;
+    }[];
     return rows.map((r) => ({ id: r.id, timestampMs: r.ts_ms, line: r.line }));
   }
 
@@ -208,7 +281,8 @@ export class SqliteSpool implements Spool {
     try {
       this.tx(() => {
         this.q.release!.run(this.ownId, this.adoptedId);
-        const held = (this.q.heldRecords!.get(this.ownId, this.adoptedId) as { held: number }).held === 1;
+        const held =
+          (this.q.heldRecords!.get(this.ownId, this.adoptedId) as { held: number }).held === 1;
         // Records left behind (a flush that timed out) are adopted at once by the next opener: heartbeat 0.
         for (const id of [this.ownId, this.adoptedId]) {
           if (held) this.q.heartbeat!.run(id, this.token, process.pid, hostname(), 0);

@@ -9,15 +9,29 @@ import type { SqlDatabase } from "./sqlite-driver.js";
 import { openSpoolDatabase } from "./sqlite-schema.js";
 import type { SpoolStatus } from "./spool.js";
 
-const EMPTY: SpoolStatus = { records: 0, pending: 0, failed: 0, bytes: 0, leased: 0, pendingRecords: 0, failedRecords: 0 };
+const EMPTY: SpoolStatus = {
+  records: 0,
+  pending: 0,
+  failed: 0,
+  bytes: 0,
+  leased: 0,
+  pendingRecords: 0,
+  failedRecords: 0,
+};
 
 /** Exact counts from one read snapshot (scans the records table: for tools, not hot paths). */
 export function readStatus(db: SqlDatabase): SpoolStatus {
   db.exec("BEGIN");
   try {
-    const r = db.prepare("SELECT COUNT(*) AS n, COALESCE(SUM(length(CAST(line AS BLOB)) + 1), 0) AS bytes FROM records").get() as { n: number; bytes: number };
+    const r = db
+      .prepare(
+        "SELECT COUNT(*) AS n, COALESCE(SUM(length(CAST(line AS BLOB)) + 1), 0) AS bytes FROM records",
+      )
+      .get() as { n: number; bytes: number };
     const rows = db
-      .prepare("SELECT state, COUNT(*) AS n, COALESCE(SUM(records), 0) AS recs, COALESCE(SUM(length(body)), 0) AS bytes FROM batches GROUP BY state")
+      .prepare(
+        "SELECT state, COUNT(*) AS n, COALESCE(SUM(records), 0) AS recs, COALESCE(SUM(length(body)), 0) AS bytes FROM batches GROUP BY state",
+      )
       .all() as { state: string; n: number; recs: number; bytes: number }[];
     const out: SpoolStatus = { ...EMPTY, records: r.n, bytes: r.bytes };
     for (const row of rows) {
@@ -39,7 +53,11 @@ export function readStatus(db: SqlDatabase): SpoolStatus {
 
 /** Inside a transaction: failed → pending, attempts kept; returns how many. */
 export function rearmFailed(db: SqlDatabase): number {
-  return db.prepare("UPDATE batches SET state = 'pending', lease_owner = NULL, lease_until_ms = NULL, failure = NULL WHERE state = 'failed'").run().changes;
+  return db
+    .prepare(
+      "UPDATE batches SET state = 'pending', lease_owner = NULL, lease_until_ms = NULL, failure = NULL WHERE state = 'failed'",
+    )
+    .run().changes;
 }
 
 function expand(path: string): string {

@@ -17,7 +17,10 @@ function createWorker(cfg: SpoolWorkerConfig): Worker {
   if (existsSync(fileURLToPath(compiled))) return new Worker(compiled, { workerData: cfg });
   const source = fileURLToPath(new URL("./spool-worker.ts", import.meta.url));
   if (!existsSync(source)) {
-    throw new StowageError("internal", `the spool worker is missing (${fileURLToPath(compiled)}); reinstall stowage or run \`npm run build\``);
+    throw new StowageError(
+      "internal",
+      `the spool worker is missing (${fileURLToPath(compiled)}); reinstall stowage or run \`npm run build\``,
+    );
   }
   const jiti = createRequire(import.meta.url).resolve("jiti");
   // A CommonJS bootstrap (eval workers are CJS): load the TypeScript entry through jiti.
@@ -36,7 +39,11 @@ export class WorkerHost {
   private refs = 0;
   private exited = false;
 
-  constructor(cfg: SpoolWorkerConfig, onMessage: (m: FromWorker) => void, onDeath: (err: Error) => void) {
+  constructor(
+    cfg: SpoolWorkerConfig,
+    onMessage: (m: FromWorker) => void,
+    onDeath: (err: Error) => void,
+  ) {
     this.worker = createWorker(cfg);
     this.worker.unref();
     this.worker.on("message", onMessage);

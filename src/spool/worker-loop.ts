@@ -10,6 +10,7 @@
  *   at most `window` batches are with the main thread at once (bounded memory);
  * - each batch is handed out once per lease: `sent` holds it until its outcome arrives;
  * - SQLITE_BUSY (another process writing) never loses work: the cycle retries later.
+ * Size: ~300 lines on purpose — it is one state machine, and its invariants hold across all of it.
  */
 import { encodeBatch } from "../batch/encoder.js";
 import { formatObjectKey } from "../batch/object-key.js";
@@ -18,7 +19,13 @@ import { RecordBatcher, type SealedRecords } from "./record-batcher.js";
 import type { BatchOutcome, RecordOwner, SpoolBatchInput } from "./spool.js";
 import { isBusyError } from "./sqlite-driver.js";
 import type { SqliteSpool } from "./sqlite-spool.js";
-import { toWireError, type FromWorker, type RecordsMessage, type SpoolWorkerConfig, type ToWorker } from "./worker-protocol.js";
+import {
+  toWireError,
+  type FromWorker,
+  type RecordsMessage,
+  type SpoolWorkerConfig,
+  type ToWorker,
+} from "./worker-protocol.js";
 
 const RECOVERY_PAGE = 2_000;
 const BUSY_RETRY_MS = 50;
@@ -38,10 +45,17 @@ export class WorkerLoop {
   private stopped = false;
   private readonly heartbeat: ReturnType<typeof setInterval>;
 
-  constructor(private readonly spool: SqliteSpool, private readonly cfg: SpoolWorkerConfig, private readonly post: (m: FromWorker) => void) {
+  constructor(
+    private readonly spool: SqliteSpool,
+    private readonly cfg: SpoolWorkerConfig,
+    private readonly post: (m: FromWorker) => void,
+  ) {
     this.live = this.batcher("own", true);
     post({ t: "ready", bytes: spool.bytes() });
-    this.heartbeat = setInterval(() => this.guard(() => this.tick(false)), Math.max(10, Math.floor(cfg.leaseMs / 3)));
+    this.heartbeat = setInterval(
+      () => this.guard(() => this.tick(false)),
+      Math.max(10, Math.floor(cfg.leaseMs / 3)),
+    );
     this.heartbeat.unref();
     this.guard(() => this.tick(true));
   }
@@ -59,7 +73,16 @@ export class WorkerLoop {
         this.live.sealAll();
         this.claimDue = true;
         this.cycle();
-        this.post({ t: "synced", id: m.id, busy: this.recovering || this.queue.length > 0 || this.sent.size > 0 || this.inbox.length > 0 || this.seals.length > 0 });
+        this.post({
+          t: "synced",
+          id: m.id,
+          busy:
+            this.recovering ||
+            this.queue.length > 0 ||
+            this.sent.size > 0 ||
+            this.inbox.length > 0 ||
+            this.seals.length > 0,
+        });
         return;
       } else if (m.t === "close") {
         this.close();
@@ -72,7 +95,10 @@ export class WorkerLoop {
   private batcher(owner: RecordOwner, timer: boolean): RecordBatcher {
     const { maxBatchBytes, maxBatchRecords, flushIntervalMs } = this.cfg;
     return new RecordBatcher({
-      maxBatchBytes, maxBatchRecords, flushIntervalMs, timer,
+      maxBatchBytes,
+      maxBatchRecords,
+      flushIntervalMs,
+      timer,
       onSeal: (s) => {
         this.seals.push({ ...s, owner });
         this.kick();
@@ -108,7 +134,9 @@ export class WorkerLoop {
     if (this.inbox.length === 0 && this.outcomes.length === 0) return;
     const groups = this.inbox;
     const outcomes = this.outcomes;
-    const records = groups.flatMap((g) => g.lines.map((line, i) => ({ line, timestampMs: g.ts[i]! })));
+    const records = groups.flatMap((g) =>
+      g.lines.map((line, i) => ({ line, timestampMs: g.ts[i]! })),
+    );
     let ids: number[];
     try {
       ids = this.spool.append(records, outcomes);
@@ -124,18 +152,27 @@ export class WorkerLoop {
     if (groups.length > 0) this.post({ t: "ack", seq: groups[groups.length - 1]!.seq, bytes });
     if (outcomes.length > 0) this.post({ t: "doneAck", count: outcomes.length });
     else if (groups.length === 0) this.post({ t: "bytes", bytes });
-    for (let i = 0; i < records.length; i++) this.live.add(ids[i]!, records[i]!.line, records[i]!.timestampMs);
+    for (let i = 0; i < records.length; i++)
+      this.live.add(ids[i]!, records[i]!.line, records[i]!.timestampMs);
   }
 
   private sealPending(): void {
     if (this.seals.length === 0) return;
     while (this.seals.length > 0) {
       const s = this.seals[0]!;
-      const full = this.encode(s, s.ids.map((_, i) => i));
+      const full = this.encode(
+        s,
+        s.ids.map((_, i) => i),
+      );
       let built: SpoolBatchInput | undefined;
-      const res = this.spool.seal(s.ids, s.owner, (kept) => (built = kept.length === s.ids.length ? full : this.encode(s, kept)));
+      const res = this.spool.seal(
+        s.ids,
+        s.owner,
+        (kept) => (built = kept.length === s.ids.length ? full : this.encode(s, kept)),
+      );
       this.seals.shift();
-      if (res.kept.length < s.ids.length) this.post({ t: "transferred", records: s.ids.length - res.kept.length });
+      if (res.kept.length < s.ids.length)
+        this.post({ t: "transferred", records: s.ids.length - res.kept.length });
       if (!res.inserted || !built) continue;
       this.queue.push({ id: built.id, records: built.records });
       if (built === full && this.cache.size < this.cfg.window) this.cache.set(built.id, full);
@@ -148,9 +185,20 @@ export class WorkerLoop {
     const times = kept.map((i) => s.times[i]!);
     const minMs = Math.min(...times);
     const maxMs = Math.max(...times);
-    const enc = encodeBatch({ lines, minMs, maxMs }, this.cfg.gzipLevel === undefined ? {} : { level: this.cfg.gzipLevel });
+    const enc = encodeBatch(
+      { lines, minMs, maxMs },
+      this.cfg.gzipLevel === undefined ? {} : { level: this.cfg.gzipLevel },
+    );
     const id = ulid();
-    return { id, key: formatObjectKey({ prefix: this.cfg.prefix, minMs, maxMs, batchId: id }), body: enc.body, records: enc.records, decodedBytes: enc.decodedBytes, minMs, maxMs };
+    return {
+      id,
+      key: formatObjectKey({ prefix: this.cfg.prefix, minMs, maxMs, batchId: id }),
+      body: enc.body,
+      records: enc.records,
+      decodedBytes: enc.decodedBytes,
+      minMs,
+      maxMs,
+    };
   }
 
   /** Hands batches to the main thread up to the window: own/adopted first, then backlog claims. */
@@ -255,5 +303,13 @@ export class WorkerLoop {
 }
 
 function wire(b: SpoolBatchInput) {
-  return { id: b.id, key: b.key, body: b.body, records: b.records, decodedBytes: b.decodedBytes, minMs: b.minMs, maxMs: b.maxMs };
+  return {
+    id: b.id,
+    key: b.key,
+    body: b.body,
+    records: b.records,
+    decodedBytes: b.decodedBytes,
+    minMs: b.minMs,
+    maxMs: b.maxMs,
+  };
 }

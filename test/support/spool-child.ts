@@ -31,8 +31,15 @@ const log = createLogger({
   console: false,
   destination: "s3",
   s3: {
-    bucket: args.bucket, prefix: args.prefix, region: args.region, endpoint: args.endpoint, forcePathStyle: true,
-    credentials: { accessKeyId: process.env.STOWAGE_TEST_KEY ?? "", secretAccessKey: process.env.STOWAGE_TEST_SECRET ?? "" },
+    bucket: args.bucket,
+    prefix: args.prefix,
+    region: args.region,
+    endpoint: args.endpoint,
+    forcePathStyle: true,
+    credentials: {
+      accessKeyId: process.env.STOWAGE_TEST_KEY ?? "",
+      secretAccessKey: process.env.STOWAGE_TEST_SECRET ?? "",
+    },
     delivery: { buffer: "sqlite", spoolPath: args.spoolPath, ...args.delivery },
   },
 } as Parameters<typeof createLogger>[0]);
@@ -45,7 +52,11 @@ async function logLoop(): Promise<void> {
   const lane = async () => {
     while (!stop && next < max) {
       const id = `${args.tag ?? "x"}-${next++}`;
-      await log.write({ level: "info", message: "spool child", data: { id, pad: "p".repeat(120) } });
+      await log.write({
+        level: "info",
+        message: "spool child",
+        data: { id, pad: "p".repeat(120) },
+      });
       process.stdout.write(`${id}\n`); // stdout to a pipe is synchronous on Linux
     }
   };
@@ -67,7 +78,9 @@ async function drain(): Promise<void> {
     status = await getS3SpoolStatus(args.spoolPath);
   }
   const closed = await log.close({ timeoutMs: 30_000 });
-  process.stdout.write(`DRAINED ${JSON.stringify({ rounds, last, closed, status: await getS3SpoolStatus(args.spoolPath) })}\n`);
+  process.stdout.write(
+    `DRAINED ${JSON.stringify({ rounds, last, closed, status: await getS3SpoolStatus(args.spoolPath) })}\n`,
+  );
 }
 
 void (args.mode === "drain" ? drain() : logLoop());

@@ -41,15 +41,20 @@ export function spawnSpoolChild(args: ChildArgs, env: Record<string, string> = {
   const proc = spawn(process.execPath, ["--import", "jiti/register", CHILD, JSON.stringify(full)], {
     cwd: ROOT,
     env: {
-      ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-      STOWAGE_TEST_KEY: m.accessKeyId, STOWAGE_TEST_SECRET: m.secretAccessKey, ...env,
+      ...process.env,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      STOWAGE_TEST_KEY: m.accessKeyId,
+      STOWAGE_TEST_SECRET: m.secretAccessKey,
+      ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let partial = "";
   let err = "";
   const child: SpoolChild = {
-    proc, acked: [], final: null,
+    proc,
+    acked: [],
+    final: null,
     stderr: () => err.slice(-4000),
     // "close", not "exit": every line the child wrote has been read by then.
     exited: new Promise((resolve) => proc.on("close", (code, signal) => resolve({ code, signal }))),
@@ -58,9 +63,12 @@ export function spawnSpoolChild(args: ChildArgs, env: Record<string, string> = {
       while (!pred()) {
         if (proc.exitCode !== null || proc.signalCode !== null) {
           if (pred()) return;
-          throw new Error(`child exited (${proc.exitCode ?? proc.signalCode}) before: ${what}\n${child.stderr()}`);
+          throw new Error(
+            `child exited (${proc.exitCode ?? proc.signalCode}) before: ${what}\n${child.stderr()}`,
+          );
         }
-        if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for: ${what}\n${child.stderr()}`);
+        if (Date.now() > deadline)
+          throw new Error(`timed out after ${ms} ms waiting for: ${what}\n${child.stderr()}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },

@@ -20,14 +20,21 @@ interface SpoolOptions {
 async function spoolPath(opts: SpoolOptions, io: CliIo): Promise<{ path: string; from: string }> {
   const { resolve } = await import("node:path");
   if (opts.path) return { path: resolve(io.cwd, opts.path), from: "--path" };
-  const { findConfigFile, loadConfigFile, resolveLoggerConfig } = await import("../../config/index.js");
+  const { findConfigFile, loadConfigFile, resolveLoggerConfig } =
+    await import("../../config/index.js");
   const file = opts.config ? resolve(io.cwd, opts.config) : findConfigFile(io.cwd).path;
   const loaded = file ? await loadConfigFile(file, { env: io.env, cwd: io.cwd }) : undefined;
   const resolved = resolveLoggerConfig(loaded?.data ?? {}, {
-    env: io.env, cwd: io.cwd, origin: loaded?.origin ?? "code", trustedHosts: opts.trustEndpoint,
+    env: io.env,
+    cwd: io.cwd,
+    origin: loaded?.origin ?? "code",
+    trustedHosts: opts.trustEndpoint,
     ...(loaded ? { file: loaded.path } : {}),
   });
-  return { path: resolved.delivery.spoolPath, from: loaded ? loaded.path : "the default destination (no stowage.config.* here)" };
+  return {
+    path: resolved.delivery.spoolPath,
+    from: loaded ? loaded.path : "the default destination (no stowage.config.* here)",
+  };
 }
 
 /** Names where a missing spool's path came from (a config, or the default destination). */
@@ -36,23 +43,41 @@ async function withSource<T>(from: string, run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (err) {
     if (!isStowageError(err, "not-found") || from === "--path") throw err;
-    throw new StowageError("not-found", `${err.message} (the spool of ${from}): nothing has been spooled there yet`, {
-      hint: "Pass --path with the spool file, or --config with the logger config that uses `buffer: \"sqlite\"`.",
-    });
+    throw new StowageError(
+      "not-found",
+      `${err.message} (the spool of ${from}): nothing has been spooled there yet`,
+      {
+        hint: 'Pass --path with the spool file, or --config with the logger config that uses `buffer: "sqlite"`.',
+      },
+    );
   }
 }
 
 const common = (cmd: Command) =>
   cmd
     .option("--path <file>", "the spool file (default: the spool of the configured destination)")
-    .option("--config <file>", "logger config to take the destination from (default: stowage.config.* here)")
+    .option(
+      "--config <file>",
+      "logger config to take the destination from (default: stowage.config.* here)",
+    )
     .option("--json", "machine-readable output")
-    .option("--trust-endpoint <host>", "trust this endpoint host while reading the config (repeatable)", (v: string, p: string[]) => [...p, v], []);
+    .option(
+      "--trust-endpoint <host>",
+      "trust this endpoint host while reading the config (repeatable)",
+      (v: string, p: string[]) => [...p, v],
+      [],
+    );
 
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
-  const spool = program.command("spool").description("inspect or re-arm a durable spool (s3.delivery.buffer: \"sqlite\")");
+  const spool = program
+    .command("spool")
+    .description('inspect or re-arm a durable spool (s3.delivery.buffer: "sqlite")');
 
-  common(spool.command("status").description("records, pending and failed batches, and bytes held by a spool")).action(async (opts: SpoolOptions) => {
+  common(
+    spool
+      .command("status")
+      .description("records, pending and failed batches, and bytes held by a spool"),
+  ).action(async (opts: SpoolOptions) => {
     const { getS3SpoolStatus } = await import("../../spool/sqlite-status.js");
     const { path, from } = await spoolPath(opts, io);
     const s = await withSource(from, () => getS3SpoolStatus(path));
@@ -65,17 +90,27 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
           `  failed   ${s.failed} batches (${s.failedRecords} records)\n` +
           `  bytes    ${formatBytes(s.bytes)} of payload\n`,
       );
-      if (s.failed > 0) io.out(`Fix the cause (see \`stowage doctor\`), then run \`stowage spool retry --path ${path}\`.\n`);
+      if (s.failed > 0)
+        io.out(
+          `Fix the cause (see \`stowage doctor\`), then run \`stowage spool retry --path ${path}\`.\n`,
+        );
     }
     setExit(0);
   });
 
-  common(spool.command("retry").description("re-arm failed batches so the next logger on this spool delivers them")).action(async (opts: SpoolOptions) => {
+  common(
+    spool
+      .command("retry")
+      .description("re-arm failed batches so the next logger on this spool delivers them"),
+  ).action(async (opts: SpoolOptions) => {
     const { retryS3Spool } = await import("../../spool/sqlite-status.js");
     const { path, from } = await spoolPath(opts, io);
     const { rearmed } = await withSource(from, () => retryS3Spool(path));
     if (opts.json) io.out(`${JSON.stringify({ path, rearmed })}\n`);
-    else io.out(`re-armed ${rearmed} failed batch${rearmed === 1 ? "" : "es"} in ${path}${rearmed ? "; the next logger on this spool delivers them" : ""}\n`);
+    else
+      io.out(
+        `re-armed ${rearmed} failed batch${rearmed === 1 ? "" : "es"} in ${path}${rearmed ? "; the next logger on this spool delivers them" : ""}\n`,
+      );
     setExit(0);
   });
 }
