@@ -2,10 +2,16 @@
  * The JSON shapes of Studio's HTTP API, shared by the server and the web UI
  * (type-only: the UI imports these without pulling in any server code).
  */
-import type { GrantLimits, LimitName, ReadStats, SkippedObject } from "../reader/types.js";
+import type {
+  GrantLimits,
+  LimitName,
+  ReaderCursor,
+  ReadStats,
+  SkippedObject,
+} from "../reader/types.js";
 import type { LogRecordLike } from "../reader/record-like.js";
 
-export type { GrantLimits, LimitName, LogRecordLike, ReadStats, SkippedObject };
+export type { GrantLimits, LimitName, LogRecordLike, ReaderCursor, ReadStats, SkippedObject };
 
 /** Longest range one load may cover (SPEC §5.2). */
 export const MAX_RANGE_MS = 7 * 24 * 3600_000;
@@ -51,6 +57,8 @@ export interface LoadResponse {
   complete: boolean;
   stoppedBy: LimitName | null;
   skipped: SkippedObject[];
+  /** Where the next grant resumes (null when complete): hours older than `cursor.hourMs + 1 h` are not fully read. */
+  cursor: ReaderCursor | null;
   /** The last retried storage failure of the grant (code and status only), when storage kept failing. */
   lastError?: string;
   /** Why nothing was loaded, when the reader says so. */

@@ -199,6 +199,7 @@ export class LoadController {
       partial: boolean;
       complete: boolean;
       skipped: LoadResponse["skipped"];
+      cursor: LoadResponse["cursor"];
       lastError?: string | undefined;
       notice?: string | undefined;
     },
@@ -216,6 +217,7 @@ export class LoadController {
       complete: kind === "refresh" ? result.complete : stats.complete,
       stoppedBy: after.stoppedBy,
       skipped: result.skipped,
+      cursor: result.cursor,
       ...(result.lastError ? { lastError: result.lastError } : {}),
       ...(result.notice ? { notice: result.notice } : {}),
     };

@@ -40,11 +40,16 @@ let records: SampleRecord[];
 let prefix: string;
 const bodies: { url: string; text: string }[] = [];
 const foreignRequests: string[] = [];
-const counts: Record<string, { list: number; get: number }> = {};
+const counts: Record<string, { list: number; get: number; objects: number }> = {};
 
 const sel = (id: string) => `[data-testid="${id}"]`;
 const note = (step: string) =>
-  (counts[step] = { list: proxy.count("list"), get: proxy.count("get") });
+  (counts[step] = {
+    list: proxy.count("list"),
+    get: proxy.count("get"),
+    objects: new Set(proxy.getKeys(minio().bucket)).size,
+  });
+counts[step] = { list: proxy.count("list"), get: proxy.count("get") };
 
 async function openPage(ctx: BrowserContext): Promise<Page> {
   ctx.setDefaultTimeout(10_000);
@@ -286,6 +291,7 @@ describe("Studio in a browser (§5.4)", () => {
     await expect
       .poll(() => page.locator(sel("error-group")).first().textContent())
       .toContain(typeErrors.toLocaleString("en-US"));
+    await page.locator(sel("toast")).waitFor({ state: "detached" });
     await page.screenshot({ path: join(SHOTS, "studio-errors-light.png") });
     await page.locator(sel("error-group")).first().click();
     await expect.poll(() => shown(page)).toBe(typeErrors);

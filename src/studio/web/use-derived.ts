@@ -45,11 +45,8 @@ export function useDerived(
   );
   const hasHttp = useMemo(() => rows.slice(0, 3000).some((r) => httpFacts(r) !== null), [rows]);
   const http = useMemo(() => (tab === "http" ? httpStats(view.visible) : null), [tab, view]);
-  // The reader walks newest first: while partial, everything older than the oldest loaded record is unread.
-  const unloadedBefore = useMemo(
-    () => (s?.partial ? (s.rows.length ? s.rows[s.rows.length - 1]!.ts : s.to) : null),
-    [s],
-  );
+  // The reader walks hours newest first: while partial, hours before the end of the cursor's hour are not fully read.
+  const unloadedBefore = s?.partial ? Math.min(s.unreadBefore ?? s.to, s.to) : null;
   return { rows, view, hist, groups, hasHttp, http, unloadedBefore };
 }
 

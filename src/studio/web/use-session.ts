@@ -22,6 +22,8 @@ export interface SessionState {
   complete: boolean;
   stoppedBy: LimitName | null;
   skipped: number;
+  /** Hours older than the end of this hour are not fully read yet (null when complete). */
+  unreadBefore: number | null;
   /** What the last grant wants the user to know: storage kept failing, or why nothing loaded. */
   warning: string | null;
 }
@@ -54,6 +56,12 @@ export function useSession(api: ApiClient | null) {
     complete: res.kind === "refresh" && prev ? prev.complete : res.complete,
     stoppedBy: res.kind === "refresh" && prev ? prev.stoppedBy : res.stoppedBy,
     skipped: (prev && res.kind !== "load" ? prev.skipped : 0) + res.skipped.length,
+    unreadBefore:
+      res.kind === "refresh" && prev
+        ? prev.unreadBefore
+        : res.cursor && !res.complete
+          ? res.cursor.hourMs + 3_600_000
+          : null,
     warning: res.lastError
       ? `Storage kept failing (${res.lastError}), so this grant stopped early; Load more retries from the same place, and \`stowage doctor\` checks the setup.`
       : (res.notice ?? null),

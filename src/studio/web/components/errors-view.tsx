@@ -72,9 +72,11 @@ export function ErrorsView(props: {
               <td>
                 <div class="grp-title">
                   <span class={`lv lv-${g.level}`} style="margin-right:6px" />
-                  {g.name || "(no error object)"}
+                  {g.name || g.message}
                 </div>
-                <div class="grp-msg">{g.message}</div>
+                <div class="grp-msg">
+                  {g.name ? g.message : `logged at ${g.level} level, no error object`}
+                </div>
               </td>
               <td class="mono">{g.caller || "—"}</td>
               <td class="num mono">{fmtRowTime(g.firstSeen, props.utc, props.withDate)}</td>

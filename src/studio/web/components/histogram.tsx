@@ -12,7 +12,7 @@ import { fmtCount, fmtMinute, fmtRowTime } from "../lib/format.js";
 export interface HistogramProps {
   data: HistogramData | null;
   window: { from: number; to: number } | null;
-  /** When partial: records older than this are not loaded yet (hatched). */
+  /** When partial: records older than this are not (fully) loaded yet (hatched). */
   unloadedBefore: number | null;
   utc: boolean;
   onWindow(w: { from: number; to: number }): void;
@@ -160,7 +160,7 @@ export function Histogram(p: HistogramProps) {
                 ctx.font = `${11 * devicePixelRatio}px system-ui`;
                 ctx.textAlign = "center";
                 if (x - bl > 120 * devicePixelRatio)
-                  ctx.fillText("not loaded yet · Load more", bl + (x - bl) / 2, bt + bh / 2);
+                  ctx.fillText("not fully loaded yet · Load more", bl + (x - bl) / 2, bt + bh / 2);
                 ctx.restore();
               }
             }

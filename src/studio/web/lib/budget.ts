@@ -64,7 +64,10 @@ export function meterItems(
     },
     {
       id: "bytes",
-      label: `${fmtMiB(u.downloadedBytes)}/${fmtMiB(limits.downloadBytes)} MiB downloaded`,
+      label:
+        u.downloadedBytes > 0 && u.downloadedBytes < 0.1 * 1024 * 1024
+          ? `${fmtBytes(u.downloadedBytes)}/${fmtMiB(limits.downloadBytes)} MiB downloaded`
+          : `${fmtMiB(u.downloadedBytes)}/${fmtMiB(limits.downloadBytes)} MiB downloaded`,
       ratio: u.downloadedBytes / limits.downloadBytes,
       tip: `Compressed bytes downloaded in the last grant / allowed per grant (observed payload, not a bill). Decoded: ${fmtBytes(u.decodedBytes)} of ${fmtBytes(limits.decodedBytes)}.${s ? ` This session so far: ${fmtBytes(s.downloadedBytes)}.` : " Nothing is loaded yet."}`,
     },
