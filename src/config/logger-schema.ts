@@ -4,20 +4,11 @@
  * its §3.5 `delivery` options, `local`, and Studio's §5.2 grant overrides.
  */
 import { z } from "zod";
+import { LEVEL_ALIASES, LEVELS, type Level } from "../record/levels.js";
 import { s3Fields } from "./destination-schema.js";
 
-/** Levels in order; `warn` and `fatal` are accepted as aliases of `warning` and `critical`. */
-export const LEVELS = [
-  "trace",
-  "debug",
-  "info",
-  "success",
-  "warning",
-  "error",
-  "critical",
-] as const;
-export type Level = (typeof LEVELS)[number];
-export const LEVEL_ALIASES: Record<string, Level> = { warn: "warning", fatal: "critical" };
+/** Levels and their aliases come from the record model (one home). */
+export { LEVEL_ALIASES, LEVELS, type Level };
 
 const levelSchema = z.enum([...LEVELS, "warn", "fatal"]);
 /** A byte size: a number of bytes or a string such as "1MiB", "512MB". */
