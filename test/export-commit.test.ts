@@ -298,6 +298,10 @@ describe("export write contract", () => {
       runConfiguredExport(cfg, exp, { env: env(), store: failing.store }),
     ).rejects.toThrow(/injected/);
     expect(await exists(store, `${prefix}/_SUCCESS`)).toBe(false);
+    const dataKeys = (await store.list({ prefix: `${prefix}/` })).entries
+      .map((e) => e.key)
+      .filter((k) => /orders_\d{8}/.test(k));
+    expect(dataKeys.sort()).toEqual([r1.parts[0]!.path, r2.parts[0]!.path].sort()); // the failed run cleaned up
     expect(JSON.parse((await read(store, cursorKey)).toString())).toMatchObject({
       value: "520",
       run_id: r2.runId,

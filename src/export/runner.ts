@@ -201,16 +201,21 @@ export async function runExport(
   };
   const { bytes, sha256 } = encodeManifest(manifest);
   const json = { contentType: "application/json", ...(signal ? { signal } : {}) };
+  let stage = "manifest";
   try {
     await store.put(keys.runManifest, bytes, { ...json, ifNoneMatch: "*" });
     await store.put(keys.manifest, bytes, json);
+    stage = "success";
     await store.put(keys.success, `${sha256}\n`, { ...json, contentType: "text/plain" });
   } catch (err) {
-    throw inExport(
-      exp.name,
-      err,
-      "the data objects are complete but the run was not committed (no _SUCCESS); re-run the export",
-    );
+    // Before the _SUCCESS attempt nothing vouches for this run: remove what it wrote.
+    // A failed _SUCCESS PUT may still have landed, so then everything stays.
+    if (stage === "manifest") {
+      await Promise.allSettled(
+        [...parts.map((p) => p.path), keys.runManifest].map((k) => store.delete(k)),
+      );
+    }
+    throw inExport(exp.name, err, "the run was not committed (no _SUCCESS); re-run the export");
   }
   if (exp.mode === "incremental" && cursor?.to != null && cursor.to !== cursor.from) {
     const state: CursorState = {

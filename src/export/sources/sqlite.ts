@@ -66,6 +66,22 @@ export function coerceSqlite(kind: ColumnKind, v: unknown, column: string): unkn
       if (typeof v === "string") return Buffer.from(v, "utf8");
       throw mismatch(column, kind, v);
     case "json":
+      // JSON is embedded as-is in NDJSON: text that does not parse would break the file.
+      if (typeof v === "string") {
+        try {
+          JSON.parse(v);
+          return v;
+        } catch {
+          throw new StowageError(
+            "source",
+            `column "${column}" is declared JSON but a row holds text that is not valid JSON`,
+            {
+              hint: `export it as text: \`CAST(${column} AS TEXT) AS ${column}\``,
+            },
+          );
+        }
+      }
+      throw mismatch(column, kind, v);
     case "string":
     case "decimal":
       if (typeof v === "string") return v;
