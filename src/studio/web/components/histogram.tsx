@@ -70,7 +70,7 @@ export function Histogram(p: HistogramProps) {
       width: el.clientWidth,
       height: el.clientHeight,
       legend: { show: false },
-      padding: [6, 4, 0, 0],
+      padding: [6, 16, 0, 0],
       cursor: { drag: { x: true, y: false, setScale: false }, points: { show: false } },
       select: { show: true, left: 0, top: 0, width: 0, height: 0 },
       scales: { x: { time: true } },
