@@ -23,7 +23,7 @@ interface MemBatch extends SpoolBatch {
 interface MemFile {
   nextId: number;
   nextOwner: number;
-  owners: Map<number, number>; // id → heartbeat ms
+  owners: Map<number, number>; // id → expiry (heartbeat + that owner's own lease)
   records: Map<number, { owner: number | null; line: string; timestampMs: number }>;
   batches: Map<string, MemBatch>;
   usage: number;
@@ -60,7 +60,8 @@ export class MemorySpool implements Spool {
     this.now = options.now ?? Date.now;
     this.ownId = f.nextOwner++;
     this.adoptedId = f.nextOwner++;
-    f.owners.set(this.ownId, this.now()).set(this.adoptedId, this.now());
+    const expires = this.now() + options.leaseMs;
+    f.owners.set(this.ownId, expires).set(this.adoptedId, expires);
   }
 
   static open(location: string, options: SpoolOpenOptions): MemorySpool {
@@ -152,16 +153,18 @@ export class MemorySpool implements Spool {
 
   renew(): void {
     const now = this.now();
-    this.f.owners.set(this.ownId, now).set(this.adoptedId, now);
+    this.f.owners
+      .set(this.ownId, now + this.options.leaseMs)
+      .set(this.adoptedId, now + this.options.leaseMs);
     for (const b of this.f.batches.values())
       if (b.state === "leased" && this.mine(b.leaseOwner))
         b.leaseUntilMs = now + this.options.leaseMs;
   }
 
   adopt(options: { sweep?: boolean } = {}): number {
-    const cutoff = this.now() - this.options.leaseMs;
+    const now = this.now();
     const dead = new Set(
-      [...this.f.owners].filter(([id, hb]) => hb < cutoff && !this.mine(id)).map(([id]) => id),
+      [...this.f.owners].filter(([id, exp]) => exp < now && !this.mine(id)).map(([id]) => id),
     );
     for (const id of dead) this.f.owners.delete(id);
     let n = 0;

@@ -240,6 +240,21 @@ export function runSpoolContract(name: string, factory: SpoolFactory): void {
       b.close();
     });
 
+    it("§4 each owner is judged dead by its own lease, not the observer's", () => {
+      const loc = factory.location();
+      const patient = factory.open(loc, { leaseMs: LEASE * 10, now: () => clock });
+      const hasty = open(loc); // LEASE
+      patient.append(recs(2, "slow"));
+      clock += LEASE * 2; // past hasty's lease, well inside patient's
+      hasty.renew();
+      expect(hasty.adopt()).toBe(0);
+      clock += LEASE * 9;
+      hasty.renew();
+      expect(hasty.adopt()).toBe(2);
+      patient.close();
+      hasty.close();
+    });
+
     it("§4 close releases leases and hands leftover records over at once", () => {
       const loc = factory.location();
       const a = open(loc);

@@ -7,9 +7,10 @@
  *   usage(id = 1, bytes)  logical payload = Σ (UTF-8 line bytes + 1) over records
  *                         + Σ length(body) over batches; updated in every transaction that
  *                         changes either (SQLite and WAL overhead are not counted).
- *   owners(id, token, pid, host, heartbeat_ms)
+ *   owners(id, token, pid, host, heartbeat_ms, expires_ms)
  *                         writers; AUTOINCREMENT ids are never reused. An owner whose
- *                         heartbeat is older than the lease is dead; heartbeat 0 = closed.
+ *                         expires_ms (its last heartbeat + its OWN lease) is past is dead;
+ *                         expires_ms 0 = closed with records left behind (adopt at once).
  *   records(id, owner, ts_ms, line)
  *                         accepted, redacted, not yet sealed: one row per record.
  *   batches(id, key, state, lease_owner, lease_until_ms, records, decoded_bytes,
@@ -48,7 +49,7 @@ const DDL = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE usage (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL);
 CREATE TABLE owners (id INTEGER PRIMARY KEY AUTOINCREMENT, token TEXT NOT NULL, pid INTEGER NOT NULL,
-  host TEXT NOT NULL, heartbeat_ms INTEGER NOT NULL);
+  host TEXT NOT NULL, heartbeat_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL);
 CREATE TABLE records (id INTEGER PRIMARY KEY, owner INTEGER, ts_ms INTEGER NOT NULL, line TEXT NOT NULL);
 CREATE TABLE batches (id TEXT PRIMARY KEY, key TEXT NOT NULL UNIQUE,
   state TEXT NOT NULL CHECK (state IN ('pending', 'leased', 'failed')),

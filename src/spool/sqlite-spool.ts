@@ -67,9 +67,11 @@ export class SqliteSpool implements Spool {
     this.now = options.now ?? Date.now;
     const s = (sql: string) => db.prepare(sql);
     this.q = {
-      register: s("INSERT INTO owners (token, pid, host, heartbeat_ms) VALUES (?, ?, ?, ?)"),
+      register: s(
+        "INSERT INTO owners (token, pid, host, heartbeat_ms, expires_ms) VALUES (?, ?, ?, ?, ?)",
+      ),
       heartbeat: s(
-        "INSERT OR REPLACE INTO owners (id, token, pid, host, heartbeat_ms) VALUES (?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO owners (id, token, pid, host, heartbeat_ms, expires_ms) VALUES (?, ?, ?, ?, ?, ?)",
       ),
       usage: s("SELECT bytes FROM usage WHERE id = 1"),
       addUsage: s("UPDATE usage SET bytes = bytes + ? WHERE id = 1"),
@@ -91,7 +93,8 @@ export class SqliteSpool implements Spool {
       renew: s(
         "UPDATE batches SET lease_until_ms = ? WHERE state = 'leased' AND lease_owner IN (?, ?)",
       ),
-      deadOwners: s("SELECT id FROM owners WHERE heartbeat_ms < ? AND id NOT IN (?, ?)"),
+      // Each owner is judged by its own lease (processes sharing a file may configure different ones).
+      deadOwners: s("SELECT id FROM owners WHERE expires_ms < ? AND id NOT IN (?, ?)"),
       adoptFrom: s("UPDATE records SET owner = ? WHERE owner = ?"),
       adoptOrphans: s(
         "UPDATE records SET owner = ? WHERE owner IS NULL OR owner NOT IN (SELECT id FROM owners)",
@@ -107,10 +110,13 @@ export class SqliteSpool implements Spool {
     };
     const token = randomHex(16);
     const at = this.now();
-    this.ownId = Number(this.q.register!.run(token, process.pid, hostname(), at).lastInsertRowid);
-    this.adoptedId = Number(
-      this.q.register!.run(token, process.pid, hostname(), at).lastInsertRowid,
-    );
+    const register = () =>
+      Number(
+        this.q.register!.run(token, process.pid, hostname(), at, at + options.leaseMs)
+          .lastInsertRowid,
+      );
+    this.ownId = register();
+    this.adoptedId = register();
     this.token = token;
   }
 
@@ -231,7 +237,14 @@ export class SqliteSpool implements Spool {
     const now = this.now();
     this.tx(() => {
       for (const id of [this.ownId, this.adoptedId])
-        this.q.heartbeat!.run(id, this.token, process.pid, hostname(), now);
+        this.q.heartbeat!.run(
+          id,
+          this.token,
+          process.pid,
+          hostname(),
+          now,
+          now + this.options.leaseMs,
+        );
       this.q.renew!.run(now + this.options.leaseMs, this.ownId, this.adoptedId);
     });
   }
@@ -240,11 +253,7 @@ export class SqliteSpool implements Spool {
     const now = this.now();
     return this.tx(() => {
       let n = 0;
-      const dead = this.q.deadOwners!.all(
-        now - this.options.leaseMs,
-        this.ownId,
-        this.adoptedId,
-      ) as { id: number }[];
+      const dead = this.q.deadOwners!.all(now, this.ownId, this.adoptedId) as { id: number }[];
       for (const { id } of dead) {
         n += this.q.adoptFrom!.run(this.adoptedId, id).changes;
         this.q.dropOwner!.run(id);
@@ -285,7 +294,7 @@ export class SqliteSpool implements Spool {
           (this.q.heldRecords!.get(this.ownId, this.adoptedId) as { held: number }).held === 1;
         // Records left behind (a flush that timed out) are adopted at once by the next opener: heartbeat 0.
         for (const id of [this.ownId, this.adoptedId]) {
-          if (held) this.q.heartbeat!.run(id, this.token, process.pid, hostname(), 0);
+          if (held) this.q.heartbeat!.run(id, this.token, process.pid, hostname(), this.now(), 0);
           else this.q.dropOwner!.run(id);
         }
       });
