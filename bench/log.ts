@@ -26,7 +26,12 @@ const E2E_RECORDS = arg("records", 300_000);
 const HOT_CALLS = 200_000;
 
 const fields = (i: number) => ({
-  route: "/api/orders/:id", method: "GET", status: 200, durationMs: (i * 37) % 900, userId: `u-${i % 5000}`, requestId: `r-${i}`,
+  route: "/api/orders/:id",
+  method: "GET",
+  status: 200,
+  durationMs: (i * 37) % 900,
+  userId: `u-${i % 5000}`,
+  requestId: `r-${i}`,
 });
 
 function nsPerCall(fn: (i: number) => void, calls: number): number {
@@ -38,23 +43,34 @@ function nsPerCall(fn: (i: number) => void, calls: number): number {
 async function hotPath(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "stowage-bench-"));
   const make = (disableDefaults: boolean) =>
-    createLogger({ console: false, destination: "local", local: { path: dir, delivery: { maxQueueBytes: "512MiB" } }, redact: { disableDefaults } });
+    createLogger({
+      console: false,
+      destination: "local",
+      local: { path: dir, delivery: { maxQueueBytes: "512MiB" } },
+      redact: { disableDefaults },
+    });
   const p = pino(pino.destination({ dest: "/dev/null", sync: false }));
   const results: Record<string, number> = {};
   for (const [name, run] of [
     ["pino", async () => nsPerCall((i) => p.info(fields(i), "request completed"), HOT_CALLS)],
-    ["stowage (default redaction)", async () => {
-      const log = make(false);
-      const ns = nsPerCall((i) => log.info("request completed", fields(i)), HOT_CALLS);
-      await log.close();
-      return ns;
-    }],
-    ["stowage (redaction off)", async () => {
-      const log = make(true);
-      const ns = nsPerCall((i) => log.info("request completed", fields(i)), HOT_CALLS);
-      await log.close();
-      return ns;
-    }],
+    [
+      "stowage (default redaction)",
+      async () => {
+        const log = make(false);
+        const ns = nsPerCall((i) => log.info("request completed", fields(i)), HOT_CALLS);
+        await log.close();
+        return ns;
+      },
+    ],
+    [
+      "stowage (redaction off)",
+      async () => {
+        const log = make(true);
+        const ns = nsPerCall((i) => log.info("request completed", fields(i)), HOT_CALLS);
+        await log.close();
+        return ns;
+      },
+    ],
   ] as const) {
     await run(); // warm-up round
     const samples: number[] = [];
@@ -63,8 +79,13 @@ async function hotPath(): Promise<void> {
   }
   rmSync(dir, { recursive: true, force: true });
   const base = results.pino!;
-  console.log(`\n-- hot path: ${HOT_CALLS.toLocaleString()} calls of info(message, {6 fields}), best of 3`);
-  for (const [name, ns] of Object.entries(results)) console.log(`${name.padEnd(30)} ${ns.toFixed(0).padStart(6)} ns/call   ${(ns / base).toFixed(2)}× pino`);
+  console.log(
+    `\n-- hot path: ${HOT_CALLS.toLocaleString()} calls of info(message, {6 fields}), best of 3`,
+  );
+  for (const [name, ns] of Object.entries(results))
+    console.log(
+      `${name.padEnd(30)} ${ns.toFixed(0).padStart(6)} ns/call   ${(ns / base).toFixed(2)}× pino`,
+    );
 }
 
 async function endToEnd(): Promise<void> {
@@ -72,9 +93,14 @@ async function endToEnd(): Promise<void> {
   const proxy = await startFaultProxy(server.endpoint); // forwards everything; counts PUTs
   const prefix = `bench/${Date.now()}`;
   const log = createLogger({
-    console: false, destination: "s3",
+    console: false,
+    destination: "s3",
     s3: {
-      bucket: server.bucket, prefix, region: server.region, endpoint: proxy.endpoint, forcePathStyle: true,
+      bucket: server.bucket,
+      prefix,
+      region: server.region,
+      endpoint: proxy.endpoint,
+      forcePathStyle: true,
       credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
     },
   });
@@ -102,13 +128,23 @@ async function endToEnd(): Promise<void> {
   const d = Object.values(res.destinations)[0]!;
 
   // Compression ratio from the bucket: stored bytes vs decoded-bytes metadata.
-  const store = new S3Store({ bucket: server.bucket, region: server.region, endpoint: server.endpoint, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey }, maxAttempts: 3 });
+  const store = new S3Store({
+    bucket: server.bucket,
+    region: server.region,
+    endpoint: server.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+    maxAttempts: 3,
+  });
   let stored = 0;
   let decoded = 0;
   let token: string | undefined;
   const sampleKeys: string[] = [];
   do {
-    const page = await store.list({ prefix: `${prefix}/`, ...(token ? { continuationToken: token } : {}) });
+    const page = await store.list({
+      prefix: `${prefix}/`,
+      ...(token ? { continuationToken: token } : {}),
+    });
     for (const e of page.entries) {
       stored += e.size;
       sampleKeys.push(e.key);
@@ -121,7 +157,14 @@ async function endToEnd(): Promise<void> {
   // Reference: gzipSync of the same NDJSON bytes, in 1 MiB batches (what a perfect uploader would still pay).
   const lines: string[] = [];
   for (let i = 0; i < E2E_RECORDS; i++) {
-    lines.push(JSON.stringify({ timestamp: new Date().toISOString(), level: "info", message: "request completed", data: fields(i) }));
+    lines.push(
+      JSON.stringify({
+        timestamp: new Date().toISOString(),
+        level: "info",
+        message: "request completed",
+        data: fields(i),
+      }),
+    );
   }
   const t1 = process.hrtime.bigint();
   let chunk: string[] = [];
@@ -140,19 +183,35 @@ async function endToEnd(): Promise<void> {
 
   const rate = d.delivered / seconds;
   const zrate = E2E_RECORDS / zlibSeconds;
-  console.log(`\n-- end to end: ${E2E_RECORDS.toLocaleString()} records through write() to MinIO, default delivery settings`);
-  console.log(`delivered ${d.delivered.toLocaleString()} in ${d.objects} objects, ok=${res.ok}, waits on a full queue: ${retriesOnFull}`);
-  console.log(`stowage → MinIO           ${Math.round(rate).toLocaleString().padStart(10)} records/s`);
-  console.log(`zlib.gzipSync (reference) ${Math.round(zrate).toLocaleString().padStart(10)} records/s   stowage = ${(rate / zrate).toFixed(2)}× zlib`);
+  console.log(
+    `\n-- end to end: ${E2E_RECORDS.toLocaleString()} records through write() to MinIO, default delivery settings`,
+  );
+  console.log(
+    `delivered ${d.delivered.toLocaleString()} in ${d.objects} objects, ok=${res.ok}, waits on a full queue: ${retriesOnFull}`,
+  );
+  console.log(
+    `stowage → MinIO           ${Math.round(rate).toLocaleString().padStart(10)} records/s`,
+  );
+  console.log(
+    `zlib.gzipSync (reference) ${Math.round(zrate).toLocaleString().padStart(10)} records/s   stowage = ${(rate / zrate).toFixed(2)}× zlib`,
+  );
   console.log(`\n-- cost at defaults`);
-  console.log(`PUT requests per 1,000,000 records: ${Math.round(((proxy.counts.put ?? 0) / d.delivered) * 1e6).toLocaleString()} (${proxy.counts.put ?? 0} PUTs)`);
-  console.log(`compression ratio: ${(decoded / stored).toFixed(2)} (${(decoded / 1e6).toFixed(1)} MB decoded → ${(stored / 1e6).toFixed(1)} MB stored)`);
-  console.log(`peak RSS while sustaining the load: ${(peakRss / 1024 / 1024).toFixed(0)} MiB (process before the load: ${(baselineRss / 1024 / 1024).toFixed(0)} MiB, incl. the TypeScript loader; growth ${((peakRss - baselineRss) / 1024 / 1024).toFixed(0)} MiB)`);
+  console.log(
+    `PUT requests per 1,000,000 records: ${Math.round(((proxy.counts.put ?? 0) / d.delivered) * 1e6).toLocaleString()} (${proxy.counts.put ?? 0} PUTs)`,
+  );
+  console.log(
+    `compression ratio: ${(decoded / stored).toFixed(2)} (${(decoded / 1e6).toFixed(1)} MB decoded → ${(stored / 1e6).toFixed(1)} MB stored)`,
+  );
+  console.log(
+    `peak RSS while sustaining the load: ${(peakRss / 1024 / 1024).toFixed(0)} MiB (process before the load: ${(baselineRss / 1024 / 1024).toFixed(0)} MiB, incl. the TypeScript loader; growth ${((peakRss - baselineRss) / 1024 / 1024).toFixed(0)} MiB)`,
+  );
   await proxy.close();
   await server.stop();
 }
 
 // End to end first, so its peak RSS is not inflated by the hot-path loops' garbage.
-const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
+const only = process.argv.includes("--only")
+  ? process.argv[process.argv.indexOf("--only") + 1]
+  : undefined;
 if (!only || only === "e2e") await endToEnd();
 if (!only || only === "hot") await hotPath();

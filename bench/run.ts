@@ -19,10 +19,14 @@ const files = readdirSync(here)
 let failed = 0;
 for (const f of files) {
   console.log(`\n=== bench/${f}`);
-  const res = spawnSync(process.execPath, ["--import", "jiti/register", "--expose-gc", join(here, f), ...passThrough], {
-    stdio: "inherit",
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
-  });
+  const res = spawnSync(
+    process.execPath,
+    ["--import", "jiti/register", "--expose-gc", join(here, f), ...passThrough],
+    {
+      stdio: "inherit",
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+    },
+  );
   if (res.status !== 0) {
     failed++;
     console.log(`bench/${f} exited with ${res.status ?? res.signal}`);

@@ -11,7 +11,11 @@ const BIN = join(import.meta.dirname, "..", "bin", "stowage.js");
 
 it("§6 demo writes back-dated hours of routes, latencies and errors with stacks into the local store", async () => {
   const cwd = mkdtempSync(join(tmpdir(), "stowage-demo-"));
-  const run = () => spawnSync(process.execPath, [BIN, "demo", "--no-studio", "--hours", "3", "--per-hour", "400"], { cwd, encoding: "utf8" });
+  const run = () =>
+    spawnSync(process.execPath, [BIN, "demo", "--no-studio", "--hours", "3", "--per-hour", "400"], {
+      cwd,
+      encoding: "utf8",
+    });
   expect(run().status).toBe(0);
   const res = run(); // a re-run replaces the demo store instead of doubling it
   expect(res.status, res.stderr).toBe(0);
@@ -23,15 +27,23 @@ it("§6 demo writes back-dated hours of routes, latencies and errors with stacks
   expect(hours.size).toBeGreaterThanOrEqual(3);
   const levels = new Set(records.map((r) => r.level));
   for (const l of ["debug", "info", "warning", "error"]) expect(levels).toContain(l);
-  const withStack = records.filter((r) => typeof (r.error as { stack?: string } | undefined)?.stack === "string");
+  const withStack = records.filter(
+    (r) => typeof (r.error as { stack?: string } | undefined)?.stack === "string",
+  );
   expect(withStack.length).toBeGreaterThan(5);
-  const routes = new Set(records.map((r) => (r.data as { route?: string } | undefined)?.route).filter(Boolean));
+  const routes = new Set(
+    records.map((r) => (r.data as { route?: string } | undefined)?.route).filter(Boolean),
+  );
   expect(routes.size).toBeGreaterThanOrEqual(3);
 });
 
 it("§6 demo then serves Studio on the demo store and prints its URL", async () => {
   const cwd = mkdtempSync(join(tmpdir(), "stowage-demo-"));
-  const child = spawn(process.execPath, [BIN, "demo", "--no-open", "--port", "0", "--hours", "1", "--per-hour", "100"], { cwd });
+  const child = spawn(
+    process.execPath,
+    [BIN, "demo", "--no-open", "--port", "0", "--hours", "1", "--per-hour", "100"],
+    { cwd },
+  );
   let out = "";
   const url = await new Promise<string>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`no Studio URL in: ${out}`)), 30_000);
@@ -46,7 +58,9 @@ it("§6 demo then serves Studio on the demo store and prints its URL", async () 
   });
   try {
     const u = new URL(url);
-    const info = await fetch(new URL("/api/info", u), { headers: { authorization: `Bearer ${u.searchParams.get("token")}` } });
+    const info = await fetch(new URL("/api/info", u), {
+      headers: { authorization: `Bearer ${u.searchParams.get("token")}` },
+    });
     expect(info.status).toBe(200);
     expect(JSON.stringify(await info.json())).toContain(".stowage/demo/store");
     expect((await fetch(new URL("/api/info", u))).status).toBe(401);

@@ -18,7 +18,10 @@ function runScript(body: string, env: Record<string, string> = {}) {
   const file = join(cwd, "main.mjs");
   writeFileSync(file, `import { createLogger } from ${JSON.stringify(DIST)};\n${body}\n`);
   const res = spawnSync(process.execPath, [file], {
-    cwd, encoding: "utf8", timeout: 30_000, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", ...env },
+    cwd,
+    encoding: "utf8",
+    timeout: 30_000,
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", ...env },
   });
   return { ...res, cwd };
 }
@@ -53,9 +56,16 @@ it("§3.2 console echo (json and pretty) shows redacted records and respects the
      await log.close();`,
   );
   expect(json.status, json.stderr).toBe(0);
-  const lines = json.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = json.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatchObject({ level: "info", message: "login", data: { password: "[REDACTED]", user: "ann" } });
+  expect(lines[0]).toMatchObject({
+    level: "info",
+    message: "login",
+    data: { password: "[REDACTED]", user: "ann" },
+  });
   const pretty = runScript(
     `const log = createLogger({ console: "pretty", destination: "local", local: { path: ".stowage/store" } });
      log.error(new Error("boom"), "failed"); await log.close();`,

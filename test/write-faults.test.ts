@@ -4,7 +4,12 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/index.js";
-import { randomFaults, startFaultProxy, type FaultAction, type FaultProxy } from "./support/fault-proxy.js";
+import {
+  randomFaults,
+  startFaultProxy,
+  type FaultAction,
+  type FaultProxy,
+} from "./support/fault-proxy.js";
 import { s3Config, s3Reader } from "./support/loggers.js";
 import { minio, uniquePrefix } from "./support/minio.js";
 import { idCounts, readBack } from "./support/read-back.js";
@@ -23,30 +28,45 @@ const scenarios: [string, FaultAction[], number][] = [
 ];
 
 describe("§3.5 exactly-once under faults (10,000 records each)", () => {
-  it.each(scenarios)("%s", async (_name, actions, rate) => {
-    const proxy = await startFaultProxy(minio().endpoint, randomFaults(rate, actions, { seed: 7, kinds: ["put", "head"] }));
-    proxies.push(proxy);
-    const prefix = uniquePrefix("faults");
-    const log = createLogger(
-      s3Config(prefix, {
-        maxBatchRecords: 250, requestTimeoutMs: 1_000, maxAttempts: 12, initialBackoffMs: 20, maxBackoffMs: 300,
-      }, { endpoint: proxy.endpoint }) as Parameters<typeof createLogger>[0],
-    );
-    for (let i = 0; i < N; i++) log.info("order event", { id: i, route: "/orders", ms: i % 97 });
-    const res = await log.close({ timeoutMs: 120_000 });
-    const dest = Object.values(res.destinations)[0]!;
-    expect(res.ok, JSON.stringify(res)).toBe(true);
-    expect(dest).toMatchObject({ delivered: N, pending: 0, failure: null });
-    const injected = Object.values(proxy.injected).reduce((a, b) => a + b, 0);
-    expect(injected).toBeGreaterThan(5); // the faults really happened
-    if (actions.includes("drop")) expect(proxy.injected.drop).toBeGreaterThan(0);
+  it.each(scenarios)(
+    "%s",
+    async (_name, actions, rate) => {
+      const proxy = await startFaultProxy(
+        minio().endpoint,
+        randomFaults(rate, actions, { seed: 7, kinds: ["put", "head"] }),
+      );
+      proxies.push(proxy);
+      const prefix = uniquePrefix("faults");
+      const log = createLogger(
+        s3Config(
+          prefix,
+          {
+            maxBatchRecords: 250,
+            requestTimeoutMs: 1_000,
+            maxAttempts: 12,
+            initialBackoffMs: 20,
+            maxBackoffMs: 300,
+          },
+          { endpoint: proxy.endpoint },
+        ) as Parameters<typeof createLogger>[0],
+      );
+      for (let i = 0; i < N; i++) log.info("order event", { id: i, route: "/orders", ms: i % 97 });
+      const res = await log.close({ timeoutMs: 120_000 });
+      const dest = Object.values(res.destinations)[0]!;
+      expect(res.ok, JSON.stringify(res)).toBe(true);
+      expect(dest).toMatchObject({ delivered: N, pending: 0, failure: null });
+      const injected = Object.values(proxy.injected).reduce((a, b) => a + b, 0);
+      expect(injected).toBeGreaterThan(5); // the faults really happened
+      if (actions.includes("drop")) expect(proxy.injected.drop).toBeGreaterThan(0);
 
-    const reader = s3Reader();
-    const counts = idCounts(await readBack(reader, `${prefix}/`));
-    reader.close();
-    expect(counts.size).toBe(N);
-    const dupes = [...counts.values()].filter((c) => c !== 1);
-    expect(dupes).toEqual([]);
-    expect(dest.objects).toBe(N / 250);
-  }, 180_000);
+      const reader = s3Reader();
+      const counts = idCounts(await readBack(reader, `${prefix}/`));
+      reader.close();
+      expect(counts.size).toBe(N);
+      const dupes = [...counts.values()].filter((c) => c !== 1);
+      expect(dupes).toEqual([]);
+      expect(dest.objects).toBe(N / 250);
+    },
+    180_000,
+  );
 });

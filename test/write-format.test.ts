@@ -7,21 +7,28 @@ import { localConfig, s3Config, s3Reader } from "./support/loggers.js";
 import { listAll, readBack } from "./support/read-back.js";
 import { uniquePrefix } from "./support/minio.js";
 
-const KEY_RE = /^(.*\/)?v1\/(\d{4})\/(\d{2})\/(\d{2})\/(\d{2})\/(\d{13})-(\d{13})-(\d{13})-([0-9A-HJKMNP-TV-Z]{26}|[0-9a-f]{32})\.ndjson\.gz$/;
+const KEY_RE =
+  /^(.*\/)?v1\/(\d{4})\/(\d{2})\/(\d{2})\/(\d{2})\/(\d{13})-(\d{13})-(\d{13})-([0-9A-HJKMNP-TV-Z]{26}|[0-9a-f]{32})\.ndjson\.gz$/;
 const readers: ObjectStore[] = [];
 afterAll(() => readers.forEach((r) => r.close()));
 
 const targets: [string, () => { config: object; store: ObjectStore; prefix: string }][] = [
-  ["MinIO", () => {
-    const prefix = uniquePrefix("format");
-    const store = s3Reader();
-    readers.push(store);
-    return { config: s3Config(prefix, { maxBatchRecords: 500 }), store, prefix: `${prefix}/` };
-  }],
-  ["LocalStore", () => {
-    const { config, store } = localConfig({ maxBatchRecords: 500 });
-    return { config, store, prefix: "" };
-  }],
+  [
+    "MinIO",
+    () => {
+      const prefix = uniquePrefix("format");
+      const store = s3Reader();
+      readers.push(store);
+      return { config: s3Config(prefix, { maxBatchRecords: 500 }), store, prefix: `${prefix}/` };
+    },
+  ],
+  [
+    "LocalStore",
+    () => {
+      const { config, store } = localConfig({ maxBatchRecords: 500 });
+      return { config, store, prefix: "" };
+    },
+  ],
 ];
 
 describe.each(targets)("§3.4 v1 objects on %s", (_name, make) => {
@@ -32,7 +39,12 @@ describe.each(targets)("§3.4 v1 objects on %s", (_name, make) => {
     const times = [h10 + 3_599_000, h10 + 3_599_999, h10 + 3_600_000, h10 + 3_601_000];
     for (let i = 0; i < 1200; i++) {
       const t = times[i % times.length]! - (i % 7) * 1000;
-      await log.write({ timestamp: new Date(t).toISOString(), level: "info", message: `m${i}`, data: { id: i, text: "é ☃ 🚀" } });
+      await log.write({
+        timestamp: new Date(t).toISOString(),
+        level: "info",
+        message: `m${i}`,
+        data: { id: i, text: "é ☃ 🚀" },
+      });
     }
     const res = await log.close({ timeoutMs: 30_000 });
     expect(res.ok).toBe(true);
@@ -52,10 +64,14 @@ describe.each(targets)("§3.4 v1 objects on %s", (_name, make) => {
       const ts = o.lines.map((l) => Date.parse(String(l.timestamp)));
       expect(Math.min(...ts)).toBe(Number(min));
       expect(Math.max(...ts)).toBe(Number(max));
-      for (const t of ts) expect(new Date(t).toISOString().slice(0, 13)).toBe(`${yyyy}-${mm}-${dd}T${hh}`);
+      for (const t of ts)
+        expect(new Date(t).toISOString().slice(0, 13)).toBe(`${yyyy}-${mm}-${dd}T${hh}`);
       expect(o.info.metadata).toMatchObject({
-        "stowage-format": "1", "min-ms": min, "max-ms": max,
-        records: String(o.lines.length), "decoded-bytes": String(Buffer.byteLength(o.text)),
+        "stowage-format": "1",
+        "min-ms": min,
+        "max-ms": max,
+        records: String(o.lines.length),
+        "decoded-bytes": String(Buffer.byteLength(o.text)),
       });
       expect(o.info.contentType).toBe("application/x-ndjson");
       expect(o.info.contentEncoding).toBe("gzip");
@@ -71,7 +87,11 @@ describe.each(targets)("§3.4 v1 objects on %s", (_name, make) => {
     const log = createLogger(config as Parameters<typeof createLogger>[0]);
     const base = Date.UTC(2026, 10, 28, 12, 0, 0);
     for (let b = 0; b < 4; b++) {
-      for (let i = 0; i < 10; i++) await log.write({ timestamp: new Date(base + b * 60_000 + i).toISOString(), message: `b${b}` });
+      for (let i = 0; i < 10; i++)
+        await log.write({
+          timestamp: new Date(base + b * 60_000 + i).toISOString(),
+          message: `b${b}`,
+        });
       await log.flush();
     }
     await log.close();

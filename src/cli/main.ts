@@ -13,9 +13,12 @@ import { defaultIo } from "./io.js";
 
 /** Runs the CLI and returns the exit code (0 ok, 1 failure, 2 usage/config error). */
 export async function run(argv: string[], io: CliIo = defaultIo()): Promise<number> {
-  const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
+  const version = (createRequire(import.meta.url)("../../package.json") as { version: string })
+    .version;
   const program = new Command("stowage")
-    .description("Logs and database exports into S3-compatible object storage, read back under a hard budget.")
+    .description(
+      "Logs and database exports into S3-compatible object storage, read back under a hard budget.",
+    )
     .version(version)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });

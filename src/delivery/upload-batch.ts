@@ -46,11 +46,15 @@ export async function uploadBatch(
         if (confirmed.ok || confirmed.error.kind === "permanent") return confirmed;
         last = confirmed.error; // HEAD hit a transient error: retry the whole attempt
       }
-      if (last.kind === "permanent") return { ok: false, error: last, attempts: attempt, exhausted: false };
+      if (last.kind === "permanent")
+        return { ok: false, error: last, attempts: attempt, exhausted: false };
       hooks.onRetry?.(last, attempt);
       if (attempt < retry.maxAttempts) {
         try {
-          await sleep(backoffMs(attempt, retry.initialBackoffMs, retry.maxBackoffMs, retry.random), hooks.signal);
+          await sleep(
+            backoffMs(attempt, retry.initialBackoffMs, retry.maxBackoffMs, retry.random),
+            hooks.signal,
+          );
         } catch (abortErr) {
           return { ok: false, error: classifyError(abortErr), attempts: attempt, exhausted: false };
         }
@@ -64,7 +68,12 @@ export async function uploadBatch(
  * A 412/304 on a key with a unique batch id can only be an earlier attempt of
  * this batch whose response was lost. HEAD proves it: same size, same record count.
  */
-async function confirmExisting(store: ObjectStore, batch: SealedBatch, attempts: number, signal?: AbortSignal): Promise<UploadOutcome> {
+async function confirmExisting(
+  store: ObjectStore,
+  batch: SealedBatch,
+  attempts: number,
+  signal?: AbortSignal,
+): Promise<UploadOutcome> {
   try {
     const head = await store.head(batch.key, signal ? { signal } : {});
     if (head.size === batch.body.byteLength && head.metadata["records"] === String(batch.records)) {

@@ -64,47 +64,103 @@ export function* demoRecords(o: WorkloadOptions): Generator<LogRecord> {
     const r = rand();
     if (r < 0.04) {
       yield {
-        timestamp: new Date(ts).toISOString(), level: "debug", message: "receipt queued", service: "orders-worker",
-        caller: "src/worker.ts:5", data: { job: "receipts", orderId: `o-${1000 + (i % 500)}` },
+        timestamp: new Date(ts).toISOString(),
+        level: "debug",
+        message: "receipt queued",
+        service: "orders-worker",
+        caller: "src/worker.ts:5",
+        data: { job: "receipts", orderId: `o-${1000 + (i % 500)}` },
       };
       continue;
     }
     const route = pick(ROUTES, rand());
-    const durationMs = Math.round(route.p50 * Math.exp((rand() - 0.5) * 2.2) * (rand() < 0.02 ? 20 : 1));
-    const base = { service: "orders-api", bindings: { requestId }, traceId: requestId.replace("req-", "t") };
+    const durationMs = Math.round(
+      route.p50 * Math.exp((rand() - 0.5) * 2.2) * (rand() < 0.02 ? 20 : 1),
+    );
+    const base = {
+      service: "orders-api",
+      bindings: { requestId },
+      traceId: requestId.replace("req-", "t"),
+    };
     const e = rand();
     if (route.route === "POST /orders" && e < 0.12) {
       const code = e < 0.06 ? "insufficient_funds" : "expired_card";
       yield {
-        timestamp: new Date(ts).toISOString(), level: "error", message: "payment failed", ...base, caller: "src/routes/orders.ts:26",
-        data: { route: route.route, method: "POST", status: 402, durationMs, orderId: `o-${2000 + i}` },
+        timestamp: new Date(ts).toISOString(),
+        level: "error",
+        message: "payment failed",
+        ...base,
+        caller: "src/routes/orders.ts:26",
+        data: {
+          route: route.route,
+          method: "POST",
+          status: 402,
+          durationMs,
+          orderId: `o-${2000 + i}`,
+        },
         error: {
-          name: "PaymentDeclinedError", message: `card declined: ${code}`, code,
-          stack: stackFor("PaymentDeclinedError", `card declined: ${code}`, ["charge (src/payments.ts:15:11)", "createOrder (src/routes/orders.ts:24:5)"]),
+          name: "PaymentDeclinedError",
+          message: `card declined: ${code}`,
+          code,
+          stack: stackFor("PaymentDeclinedError", `card declined: ${code}`, [
+            "charge (src/payments.ts:15:11)",
+            "createOrder (src/routes/orders.ts:24:5)",
+          ]),
         },
       };
     } else if (route.route === "GET /orders" && e < 0.03) {
       yield {
-        timestamp: new Date(ts).toISOString(), level: "critical", message: "database query timed out", ...base, caller: "src/db.ts:17",
+        timestamp: new Date(ts).toISOString(),
+        level: "critical",
+        message: "database query timed out",
+        ...base,
+        caller: "src/db.ts:17",
         data: { route: route.route, method: "GET", status: 503, durationMs: 2000 + durationMs },
         error: {
-          name: "QueryTimeoutError", message: "query exceeded 2000 ms",
-          stack: stackFor("QueryTimeoutError", "query exceeded 2000 ms", ["Object.query (src/db.ts:17:13)", "listOrders (src/routes/orders.ts:7:27)"]),
-          cause: { name: "Error", message: "canceling statement due to statement timeout", code: "57014" },
+          name: "QueryTimeoutError",
+          message: "query exceeded 2000 ms",
+          stack: stackFor("QueryTimeoutError", "query exceeded 2000 ms", [
+            "Object.query (src/db.ts:17:13)",
+            "listOrders (src/routes/orders.ts:7:27)",
+          ]),
+          cause: {
+            name: "Error",
+            message: "canceling statement due to statement timeout",
+            code: "57014",
+          },
         },
       };
     } else if (route.route === "GET /orders/:id" && e < 0.08) {
       yield {
-        timestamp: new Date(ts).toISOString(), level: "warning", message: "order not found", ...base, caller: "src/routes/orders.ts:15",
-        data: { route: route.route, method: "GET", status: 404, durationMs, orderId: `o-${9000 + (i % 50)}` },
+        timestamp: new Date(ts).toISOString(),
+        level: "warning",
+        message: "order not found",
+        ...base,
+        caller: "src/routes/orders.ts:15",
+        data: {
+          route: route.route,
+          method: "GET",
+          status: 404,
+          durationMs,
+          orderId: `o-${9000 + (i % 50)}`,
+        },
       };
     } else {
       const [method] = route.route.split(" ");
       const created = route.route === "POST /orders";
       yield {
-        timestamp: new Date(ts).toISOString(), level: created ? "success" : "info", message: created ? "order created" : "request completed", ...base,
+        timestamp: new Date(ts).toISOString(),
+        level: created ? "success" : "info",
+        message: created ? "order created" : "request completed",
+        ...base,
         caller: route.caller,
-        data: { route: route.route, method, status: created ? 201 : 200, durationMs, ...(created ? { orderId: `o-${2000 + i}`, totalCents: Math.round(rand() * 20_000) } : {}) },
+        data: {
+          route: route.route,
+          method,
+          status: created ? 201 : 200,
+          durationMs,
+          ...(created ? { orderId: `o-${2000 + i}`, totalCents: Math.round(rand() * 20_000) } : {}),
+        },
       };
     }
   }

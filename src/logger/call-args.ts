@@ -22,18 +22,24 @@ export function parseCallArgs(first: unknown, second: unknown): CallParts {
   if (first instanceof Error) {
     if (typeof second === "string") return { message: second, error: first };
     const message = safeMessage(first);
-    return second === undefined ? { message, error: first } : { message, error: first, data: second };
+    return second === undefined
+      ? { message, error: first }
+      : { message, error: first, data: second };
   }
   if (first !== null && typeof first === "object") {
     const message = typeof second === "string" ? second : "";
     const err = pickError(first);
     if (err) {
       const { err: _e, error: _r, ...rest } = first as Record<string, unknown>;
-      return Object.keys(rest).length ? { message: message || safeMessage(err), error: err, data: rest } : { message: message || safeMessage(err), error: err };
+      return Object.keys(rest).length
+        ? { message: message || safeMessage(err), error: err, data: rest }
+        : { message: message || safeMessage(err), error: err };
     }
     return { message, data: first };
   }
-  return second === undefined ? { message: safeString(first) } : { message: safeString(first), data: second };
+  return second === undefined
+    ? { message: safeString(first) }
+    : { message: safeString(first), data: second };
 }
 
 function pickError(o: object): Error | undefined {

@@ -6,8 +6,13 @@
 import type { Level } from "../record/levels.js";
 
 const COLORS: Record<Level, string> = {
-  trace: "\x1b[90m", debug: "\x1b[36m", info: "\x1b[32m", success: "\x1b[92m",
-  warning: "\x1b[33m", error: "\x1b[31m", critical: "\x1b[35m",
+  trace: "\x1b[90m",
+  debug: "\x1b[36m",
+  info: "\x1b[32m",
+  success: "\x1b[92m",
+  warning: "\x1b[33m",
+  error: "\x1b[31m",
+  critical: "\x1b[35m",
 };
 
 export interface EchoStream {

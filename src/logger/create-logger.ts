@@ -42,18 +42,29 @@ export function createLogger(config?: LoggerConfig): Logger {
     }
   }
   const resolved = resolveLoggerConfig(raw ?? {}, {
-    env, cwd, isTTY: Boolean(process.stdout.isTTY), origin, ...(file ? { file } : {}),
+    env,
+    cwd,
+    isTTY: Boolean(process.stdout.isTTY),
+    origin,
+    ...(file ? { file } : {}),
   });
   return buildLogger(resolved, env);
 }
 
 /** Joins a resolved config to its sink and console echo. */
-export function buildLogger(resolved: ResolvedLoggerConfig, env: Record<string, string | undefined>): Logger {
+export function buildLogger(
+  resolved: ResolvedLoggerConfig,
+  env: Record<string, string | undefined>,
+): Logger {
   const sink = createSink(resolved, env);
   const echo =
     resolved.console === false
       ? null
-      : new ConsoleEcho(resolved.console, process.stdout, Boolean(process.stdout.isTTY) && !env.NO_COLOR);
+      : new ConsoleEcho(
+          resolved.console,
+          process.stdout,
+          Boolean(process.stdout.isTTY) && !env.NO_COLOR,
+        );
   const core: LoggerCore = {
     service: resolved.service,
     level: resolved.level,
@@ -76,7 +87,11 @@ export function buildLogger(resolved: ResolvedLoggerConfig, env: Record<string, 
 
 function createSink(resolved: ResolvedLoggerConfig, env: Record<string, string | undefined>): Sink {
   const d = resolved.delivery;
-  const { store } = openStore(resolved.destination, { env, requestTimeoutMs: d.requestTimeoutMs, maxAttempts: 1 });
+  const { store } = openStore(resolved.destination, {
+    env,
+    requestTimeoutMs: d.requestTimeoutMs,
+    maxAttempts: 1,
+  });
   if (d.buffer === "sqlite") {
     try {
       return createSqliteSink(resolved, env, store);

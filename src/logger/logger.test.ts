@@ -9,16 +9,40 @@ import { readBack } from "../../test/support/read-back.js";
 
 function localLogger(extra: Record<string, unknown> = {}) {
   const path = mkdtempSync(join(tmpdir(), "stowage-logger-"));
-  const log = createLogger({ console: false, destination: "local", local: { path }, ...extra } as Parameters<typeof createLogger>[0]);
+  const log = createLogger({
+    console: false,
+    destination: "local",
+    local: { path },
+    ...extra,
+  } as Parameters<typeof createLogger>[0]);
   return { log, store: new LocalStore({ root: path }) };
 }
 
 function hostileValues(): unknown[] {
   const cyclic: Record<string, unknown> = { a: 1 };
   cyclic.self = cyclic;
-  const getter = Object.defineProperty({}, "boom", { enumerable: true, get: () => { throw new Error("getter"); } });
-  const proxy = new Proxy({}, { get: () => { throw new Error("trap"); }, ownKeys: () => { throw new Error("trap"); } });
-  const badJson = { toJSON: () => { throw new Error("toJSON"); } };
+  const getter = Object.defineProperty({}, "boom", {
+    enumerable: true,
+    get: () => {
+      throw new Error("getter");
+    },
+  });
+  const proxy = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error("trap");
+      },
+      ownKeys: () => {
+        throw new Error("trap");
+      },
+    },
+  );
+  const badJson = {
+    toJSON: () => {
+      throw new Error("toJSON");
+    },
+  };
   const proto = JSON.parse('{"__proto__": {"polluted": true}, "x": 1}') as unknown;
   const deep: Record<string, unknown> = {};
   let cur = deep;
@@ -28,17 +52,55 @@ function hostileValues(): unknown[] {
   const cyclicErr = new Error("cyclic") as Error & { self?: unknown };
   cyclicErr.self = cyclicErr;
   return [
-    cyclic, getter, proxy, badJson, proto, deep, errWithCause, cyclicErr,
-    10n ** 30n, Symbol("s"), () => 1, "x".repeat(200_000), "\ud800 lone \udfff", undefined, null, NaN, -0, Infinity,
-    new Date("invalid"), new Map([[{}, 1]]), new Set([1n]), new Uint8Array(10_000), Object.create(null), [cyclic, [cyclic]],
-    { [Symbol("k")]: 1, s: Symbol("v"), f() {} }, new WeakMap(), Promise.resolve(1), new (class Weird { get x() { throw 1; } })(),
+    cyclic,
+    getter,
+    proxy,
+    badJson,
+    proto,
+    deep,
+    errWithCause,
+    cyclicErr,
+    10n ** 30n,
+    Symbol("s"),
+    () => 1,
+    "x".repeat(200_000),
+    "\ud800 lone \udfff",
+    undefined,
+    null,
+    NaN,
+    -0,
+    Infinity,
+    new Date("invalid"),
+    new Map([[{}, 1]]),
+    new Set([1n]),
+    new Uint8Array(10_000),
+    Object.create(null),
+    [cyclic, [cyclic]],
+    { [Symbol("k")]: 1, s: Symbol("v"), f() {} },
+    new WeakMap(),
+    Promise.resolve(1),
+    new (class Weird {
+      get x() {
+        throw 1;
+      }
+    })(),
   ];
 }
 
 describe("§3.1/§3.2 never throw", () => {
   it("thousands of hostile values through every logging method; every stored line is valid JSON", async () => {
     const { log, store } = localLogger({ level: "trace" });
-    const methods = ["trace", "debug", "info", "success", "warn", "warning", "error", "critical", "fatal"] as const;
+    const methods = [
+      "trace",
+      "debug",
+      "info",
+      "success",
+      "warn",
+      "warning",
+      "error",
+      "critical",
+      "fatal",
+    ] as const;
     const values = hostileValues();
     let calls = 0;
     for (let round = 0; round < 20; round++) {
@@ -79,20 +141,43 @@ describe("§3.1/§3.2 never throw", () => {
     expect([...byMsg.keys()].sort()).toEqual(["boom", "f", "pino order", "shown", "w"]);
     expect(byMsg.get("w")!.level).toBe("warning");
     expect(byMsg.get("f")!.level).toBe("critical");
-    expect(byMsg.get("boom")).toMatchObject({ bindings: { requestId: "r1" }, service: "svc", error: { name: "Error", message: "boom", cause: { message: "root" } } });
+    expect(byMsg.get("boom")).toMatchObject({
+      bindings: { requestId: "r1" },
+      service: "svc",
+      error: { name: "Error", message: "boom", cause: { message: "root" } },
+    });
     expect(byMsg.get("pino order")!.data).toEqual({ orderId: 7 });
   });
 
   it("§3.3 redaction is applied before anything is stored", async () => {
-    const { log, store } = localLogger({ redact: { keys: ["customerEmail"], paths: ["data.**.ssnLike"] } });
+    const { log, store } = localLogger({
+      redact: { keys: ["customerEmail"], paths: ["data.**.ssnLike"] },
+    });
     log.info("login Bearer abc.def.ghi with AKIAABCDEFGHIJKLMNOP", {
-      accessToken: "t1", "refresh-token": "t2", API_KEY: "t3", nested: { password: { deep: "x" } },
-      customer_email: "a@b.c", url: "https://user:pass@example.com/x", card: "4111 1111 1111 1111",
-      a: { b: { ssnLike: "123" } }, harmless: "author spinner",
+      accessToken: "t1",
+      "refresh-token": "t2",
+      API_KEY: "t3",
+      nested: { password: { deep: "x" } },
+      customer_email: "a@b.c",
+      url: "https://user:pass@example.com/x",
+      card: "4111 1111 1111 1111",
+      a: { b: { ssnLike: "123" } },
+      harmless: "author spinner",
     });
     await log.close();
     const text = (await readBack(store, "")).map((o) => o.text).join("");
-    for (const secret of ["t1", "t2", "t3", '"deep"', "a@b.c", "user:pass", "4111 1111", "AKIAABCDEFGHIJKLMNOP", "abc.def.ghi", '"123"']) {
+    for (const secret of [
+      "t1",
+      "t2",
+      "t3",
+      '"deep"',
+      "a@b.c",
+      "user:pass",
+      "4111 1111",
+      "AKIAABCDEFGHIJKLMNOP",
+      "abc.def.ghi",
+      '"123"',
+    ]) {
       expect(text).not.toContain(secret);
     }
     expect(text).toContain("author spinner");

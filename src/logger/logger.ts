@@ -86,7 +86,10 @@ export class Logger {
     if (record.timestamp !== undefined) {
       const parsed = typeof record.timestamp === "string" ? parseTimestamp(record.timestamp) : null;
       if (parsed === null) {
-        throw new StowageError("usage", `record.timestamp ${JSON.stringify(String(record.timestamp))} is not an ISO-8601 time; use e.g. new Date().toISOString()`);
+        throw new StowageError(
+          "usage",
+          `record.timestamp ${JSON.stringify(String(record.timestamp))} is not an ISO-8601 time; use e.g. new Date().toISOString()`,
+        );
       }
       ms = parsed;
     }
@@ -97,7 +100,8 @@ export class Logger {
       level,
       message: typeof record.message === "string" ? record.message : String(record.message ?? ""),
     } as LogRecord;
-    if (this.core.service !== undefined && full.service === undefined) full.service = this.core.service;
+    if (this.core.service !== undefined && full.service === undefined)
+      full.service = this.core.service;
     if (this.bindings && full.bindings === undefined) full.bindings = this.bindings;
     const line = serializeRecord(full, this.core.serialize);
     if (this.core.closed) {
@@ -187,9 +191,19 @@ function internalFailure(kind: "s3" | "local", err: unknown): FlushResult {
     timedOut: false,
     destinations: {
       [kind]: {
-        kind, ok: false, delivered: 0, pending: 0, objects: 0,
+        kind,
+        ok: false,
+        delivered: 0,
+        pending: 0,
+        objects: 0,
         rejected: { oversized: 0, queueFull: 0, spoolFull: 0 },
-        failure: { category: "other", code: "InternalError", message, since: new Date().toISOString(), batches: 0 },
+        failure: {
+          category: "other",
+          code: "InternalError",
+          message,
+          since: new Date().toISOString(),
+          batches: 0,
+        },
       },
     },
   };

@@ -37,7 +37,6 @@ export interface DeliveryOptions {
   gzipLevel?: number;
 }
 
-
 export class MemorySink implements Sink {
   private readonly batcher: HourBatcher;
   private readonly dispatcher: Dispatcher;
@@ -99,17 +98,28 @@ export class MemorySink implements Sink {
     return null;
   }
 
-  acceptDurable(line: string, timestampMs: number): Promise<keyof RejectedCounts | "closed" | null> {
+  acceptDurable(
+    line: string,
+    timestampMs: number,
+  ): Promise<keyof RejectedCounts | "closed" | null> {
     return Promise.resolve(this.accept(line, timestampMs));
   }
 
   private onSeal(b: HourBatch): void {
     this.encoding++;
     const batchId = ulid();
-    encodeBatchAsync(b, this.options.gzipLevel === undefined ? {} : { level: this.options.gzipLevel })
+    encodeBatchAsync(
+      b,
+      this.options.gzipLevel === undefined ? {} : { level: this.options.gzipLevel },
+    )
       .then((enc) => {
         const sealed: SealedBatch = {
-          key: formatObjectKey({ prefix: this.prefix, minMs: enc.minMs, maxMs: enc.maxMs, batchId }),
+          key: formatObjectKey({
+            prefix: this.prefix,
+            minMs: enc.minMs,
+            maxMs: enc.maxMs,
+            batchId,
+          }),
           body: enc.body,
           records: enc.records,
           decodedBytes: enc.decodedBytes,
@@ -159,13 +169,17 @@ export class MemorySink implements Sink {
     };
   }
 
-  async flush(timeoutMs: number | undefined): Promise<{ result: DestinationResult; timedOut: boolean }> {
+  async flush(
+    timeoutMs: number | undefined,
+  ): Promise<{ result: DestinationResult; timedOut: boolean }> {
     this.batcher.sealAll();
     const timedOut = !(await waitWithTimeout(this.settled(), timeoutMs));
     return { result: this.result(), timedOut };
   }
 
-  async close(timeoutMs: number | undefined): Promise<{ result: DestinationResult; timedOut: boolean }> {
+  async close(
+    timeoutMs: number | undefined,
+  ): Promise<{ result: DestinationResult; timedOut: boolean }> {
     const out = await this.flush(timeoutMs);
     this.closed = true;
     this.batcher.close();

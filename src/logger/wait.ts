@@ -1,7 +1,10 @@
 /** Waits for a promise with an optional timeout; the timer never outlives the wait. */
 
 /** Resolves true if `p` settled first, false on timeout. Never rejects. */
-export function waitWithTimeout(p: Promise<unknown>, timeoutMs: number | undefined): Promise<boolean> {
+export function waitWithTimeout(
+  p: Promise<unknown>,
+  timeoutMs: number | undefined,
+): Promise<boolean> {
   const settled = p.then(
     () => true,
     () => true,

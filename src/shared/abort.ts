@@ -3,7 +3,8 @@ import { StowageError } from "./errors.js";
 
 /** Throws a StowageError("aborted") if the signal is already aborted. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new StowageError("aborted", "the operation was aborted", { cause: signal.reason });
+  if (signal?.aborted)
+    throw new StowageError("aborted", "the operation was aborted", { cause: signal.reason });
 }
 
 /** Resolves after `ms`, or rejects with an "aborted" error when `signal` fires. Timer is unref'd. */

@@ -2,9 +2,18 @@
 import { StowageError } from "./errors.js";
 
 const UNITS: Record<string, number> = {
-  b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12,
-  kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4,
-  k: 1024, m: 1024 ** 2, g: 1024 ** 3,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  tib: 1024 ** 4,
+  k: 1024,
+  m: 1024 ** 2,
+  g: 1024 ** 3,
 };
 
 /**

@@ -38,7 +38,13 @@ const AUTH_CODES = new Set([
   "AllAccessDisabled",
   "CredentialsProviderError",
 ]);
-const THROTTLE_CODES = new Set(["SlowDown", "Throttling", "ThrottlingException", "TooManyRequests", "RequestLimitExceeded"]);
+const THROTTLE_CODES = new Set([
+  "SlowDown",
+  "Throttling",
+  "ThrottlingException",
+  "TooManyRequests",
+  "RequestLimitExceeded",
+]);
 const RETRYABLE_CODES = new Set([
   "RequestTimeout",
   "RequestTimeoutException",
@@ -60,8 +66,19 @@ const RETRYABLE_CODES = new Set([
   "AttemptTimeout",
 ]);
 const CONNECTIVITY_CODES = new Set([
-  "ECONNRESET", "ECONNREFUSED", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "ENOTFOUND", "ECONNABORTED",
-  "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_SOCKET", "NetworkingError", "TimeoutError", "AttemptTimeout",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EAI_AGAIN",
+  "ENOTFOUND",
+  "ECONNABORTED",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_SOCKET",
+  "NetworkingError",
+  "TimeoutError",
+  "AttemptTimeout",
 ]);
 
 interface ErrorLike {
@@ -85,12 +102,39 @@ function codeOf(e: ErrorLike): string {
  */
 export function classifyError(err: unknown): ClassifiedError {
   if (isStowageError(err)) {
-    if (err.code === "exists") return { kind: "exists", category: "precondition", code: "PreconditionFailed", status: 412, message: err.message };
-    if (err.code === "precondition") return { kind: "permanent", category: "precondition", code: "PreconditionFailed", status: 412, message: err.message };
-    if (err.code === "not-found") return { kind: "permanent", category: "not-found", code: "NoSuchKey", status: 404, message: err.message };
-    if (err.code === "aborted") return { kind: "permanent", category: "aborted", code: "Aborted", message: err.message };
+    if (err.code === "exists")
+      return {
+        kind: "exists",
+        category: "precondition",
+        code: "PreconditionFailed",
+        status: 412,
+        message: err.message,
+      };
+    if (err.code === "precondition")
+      return {
+        kind: "permanent",
+        category: "precondition",
+        code: "PreconditionFailed",
+        status: 412,
+        message: err.message,
+      };
+    if (err.code === "not-found")
+      return {
+        kind: "permanent",
+        category: "not-found",
+        code: "NoSuchKey",
+        status: 404,
+        message: err.message,
+      };
+    if (err.code === "aborted")
+      return { kind: "permanent", category: "aborted", code: "Aborted", message: err.message };
     if (err.code === "config" || err.code === "policy" || err.code === "credentials")
-      return { kind: "permanent", category: err.code === "credentials" ? "auth" : "config", code: err.code, message: err.message };
+      return {
+        kind: "permanent",
+        category: err.code === "credentials" ? "auth" : "config",
+        code: err.code,
+        message: err.message,
+      };
     if (err.cause !== undefined && err.code === "storage") return classifyError(err.cause);
   }
   const e = (err ?? {}) as ErrorLike;
@@ -104,21 +148,32 @@ export function classifyError(err: unknown): ClassifiedError {
     return { kind: "exists", category: "precondition", ...base };
   if (THROTTLE_CODES.has(code) || status === 429 || (status === 503 && code === "SlowDown"))
     return { kind: "throttled", category: "other", ...base };
-  if (AUTH_CODES.has(code) || status === 403) return { kind: "permanent", category: "auth", ...base };
+  if (AUTH_CODES.has(code) || status === 403)
+    return { kind: "permanent", category: "auth", ...base };
   if (code === "NoSuchBucket") return { kind: "permanent", category: "bucket-not-found", ...base };
-  if (code === "PermanentRedirect" || code === "AuthorizationHeaderMalformed" || code === "IllegalLocationConstraintException" || status === 301) {
+  if (
+    code === "PermanentRedirect" ||
+    code === "AuthorizationHeaderMalformed" ||
+    code === "IllegalLocationConstraintException" ||
+    status === 301
+  ) {
     const region = e.$response?.headers?.["x-amz-bucket-region"];
     return { kind: "permanent", category: "wrong-region", ...base, ...(region ? { region } : {}) };
   }
-  if (code === "NotImplemented" || status === 501) return { kind: "permanent", category: "capability", ...base };
-  if (code === "NoSuchKey" || code === "NotFound") return { kind: "permanent", category: "not-found", ...base };
-  if (code === "AbortError" || code === "aborted") return { kind: "permanent", category: "aborted", ...base };
+  if (code === "NotImplemented" || status === 501)
+    return { kind: "permanent", category: "capability", ...base };
+  if (code === "NoSuchKey" || code === "NotFound")
+    return { kind: "permanent", category: "not-found", ...base };
+  if (code === "AbortError" || code === "aborted")
+    return { kind: "permanent", category: "aborted", ...base };
   if (RETRYABLE_CODES.has(code) || RETRYABLE_CODES.has(causeCode)) {
     const connectivity = CONNECTIVITY_CODES.has(code) || CONNECTIVITY_CODES.has(causeCode);
     return { kind: "retryable", category: connectivity ? "connectivity" : "other", ...base };
   }
-  if (status === 409 && code === "ConditionalRequestConflict") return { kind: "retryable", category: "other", ...base };
-  if (status !== undefined && status >= 500) return { kind: "retryable", category: "other", ...base };
+  if (status === 409 && code === "ConditionalRequestConflict")
+    return { kind: "retryable", category: "other", ...base };
+  if (status !== undefined && status >= 500)
+    return { kind: "retryable", category: "other", ...base };
   if (status === undefined && e.$fault === undefined) {
     // No HTTP response at all: a transport failure (socket hang up, reset, DNS).
     return { kind: "retryable", category: "connectivity", ...base };

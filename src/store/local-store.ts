@@ -17,13 +17,33 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import {
+  link,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  unlink,
+  writeFile,
+} from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { StowageError } from "../shared/errors.js";
 import { randomHex } from "../shared/ids.js";
 import { throwIfAborted } from "../shared/abort.js";
 import type {
-  GetOptions, GetResult, ListEntry, ListOptions, ListPage, MultipartUpload, ObjectInfo, ObjectStore, PutOptions, PutResult,
+  GetOptions,
+  GetResult,
+  ListEntry,
+  ListOptions,
+  ListPage,
+  MultipartUpload,
+  ObjectInfo,
+  ObjectStore,
+  PutOptions,
+  PutResult,
 } from "./object-store.js";
 
 const TMP = ".stowage-tmp";
@@ -58,11 +78,23 @@ export class LocalStore implements ObjectStore {
 
   private pathOf(key: string): string {
     const parts = key.split("/");
-    if (!key || key.startsWith("/") || parts.some((p) => p === "" || p === "." || p === "..") || key.includes("\\") || key.includes("\0")) {
-      throw new StowageError("usage", `invalid object key "${key}": use non-empty segments separated by single "/", without "." or ".."`);
+    if (
+      !key ||
+      key.startsWith("/") ||
+      parts.some((p) => p === "" || p === "." || p === "..") ||
+      key.includes("\\") ||
+      key.includes("\0")
+    ) {
+      throw new StowageError(
+        "usage",
+        `invalid object key "${key}": use non-empty segments separated by single "/", without "." or ".."`,
+      );
     }
     if (parts[0] === TMP || META_RE.test(parts[parts.length - 1]!)) {
-      throw new StowageError("usage", `invalid object key "${key}": the name is reserved by the local store`);
+      throw new StowageError(
+        "usage",
+        `invalid object key "${key}": the name is reserved by the local store`,
+      );
     }
     return join(this.root, ...parts);
   }
@@ -90,16 +122,30 @@ export class LocalStore implements ObjectStore {
     const path = this.pathOf(key);
     const bytes = typeof body === "string" ? Buffer.from(body) : body;
     const etag = `"${createHash("md5").update(bytes).digest("hex")}"`;
-    return this.commit(key, path, await this.tmpFile(bytes), { etag, size: bytes.byteLength }, options);
+    return this.commit(
+      key,
+      path,
+      await this.tmpFile(bytes),
+      { etag, size: bytes.byteLength },
+      options,
+    );
   }
 
   /** Moves a fsynced temp file into place with its sidecar (exclusively if asked). */
-  private async commit(key: string, path: string, tmpData: string, base: { etag: string; size: number }, options: PutOptions): Promise<PutResult> {
+  private async commit(
+    key: string,
+    path: string,
+    tmpData: string,
+    base: { etag: string; size: number },
+    options: PutOptions,
+  ): Promise<PutResult> {
     const sidecar: Sidecar = {
       ...base,
       ...(options.contentType ? { contentType: options.contentType } : {}),
       ...(options.contentEncoding ? { contentEncoding: options.contentEncoding } : {}),
-      metadata: Object.fromEntries(Object.entries(options.metadata ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+      metadata: Object.fromEntries(
+        Object.entries(options.metadata ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+      ),
     };
     const tmpMeta = await this.tmpFile(JSON.stringify(sidecar));
     try {
@@ -109,7 +155,8 @@ export class LocalStore implements ObjectStore {
         try {
           await link(tmpMeta, this.sidecarOf(path));
         } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === "EEXIST") throw new StowageError("exists", `${key} already exists`);
+          if ((err as NodeJS.ErrnoException).code === "EEXIST")
+            throw new StowageError("exists", `${key} already exists`);
           throw err;
         }
         await link(tmpData, path);
@@ -119,7 +166,9 @@ export class LocalStore implements ObjectStore {
       }
       return { etag: sidecar.etag };
     } catch (err) {
-      throw err instanceof StowageError ? err : new StowageError("storage", `PUT ${key}: ${(err as Error).message}`, { cause: err });
+      throw err instanceof StowageError
+        ? err
+        : new StowageError("storage", `PUT ${key}: ${(err as Error).message}`, { cause: err });
     } finally {
       await rm(tmpMeta, { force: true });
       await rm(tmpData, { force: true });
@@ -133,7 +182,10 @@ export class LocalStore implements ObjectStore {
       st = await stat(path);
       if (!st.isFile()) throw Object.assign(new Error("not a file"), { code: "ENOENT" });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR")
+      if (
+        (err as NodeJS.ErrnoException).code === "ENOENT" ||
+        (err as NodeJS.ErrnoException).code === "ENOTDIR"
+      )
         throw new StowageError("not-found", `${key}: no such key`);
       throw new StowageError("storage", `${key}: ${(err as Error).message}`, { cause: err });
     }
@@ -166,9 +218,15 @@ export class LocalStore implements ObjectStore {
     throwIfAborted(options.signal);
     const info = await this.info(key);
     if (options.ifMatch !== undefined && options.ifMatch !== info.etag) {
-      throw new StowageError("precondition", `GET ${key}: ETag ${info.etag} does not match If-Match ${options.ifMatch}`);
+      throw new StowageError(
+        "precondition",
+        `GET ${key}: ETag ${info.etag} does not match If-Match ${options.ifMatch}`,
+      );
     }
-    const body = createReadStream(this.pathOf(key), options.signal ? { signal: options.signal } : {});
+    const body = createReadStream(
+      this.pathOf(key),
+      options.signal ? { signal: options.signal } : {},
+    );
     return { ...info, body };
   }
 
@@ -181,30 +239,55 @@ export class LocalStore implements ObjectStore {
       : (options.startAfter ?? "");
     const dirKey = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "";
     const keys: string[] = [];
-    await this.walk(dirKey, (k) => {
-      if (k.startsWith(prefix) && Buffer.compare(Buffer.from(k), Buffer.from(after)) > 0) keys.push(k);
-    }, options.signal);
+    await this.walk(
+      dirKey,
+      (k) => {
+        if (k.startsWith(prefix) && Buffer.compare(Buffer.from(k), Buffer.from(after)) > 0)
+          keys.push(k);
+      },
+      options.signal,
+    );
     keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     const page = keys.slice(0, maxKeys);
     const entries: ListEntry[] = [];
     for (const key of page) {
       const st = await stat(this.pathOf(key));
       const side = await this.readSidecar(this.pathOf(key));
-      entries.push({ key, size: st.size, etag: side?.etag ?? `"${st.size}-${st.mtimeMs}"`, lastModified: st.mtime });
+      entries.push({
+        key,
+        size: st.size,
+        etag: side?.etag ?? `"${st.size}-${st.mtimeMs}"`,
+        lastModified: st.mtime,
+      });
     }
     const last = page[page.length - 1];
-    return { entries, ...(keys.length > maxKeys && last ? { nextContinuationToken: Buffer.from(last).toString("base64url") } : {}) };
+    return {
+      entries,
+      ...(keys.length > maxKeys && last
+        ? { nextContinuationToken: Buffer.from(last).toString("base64url") }
+        : {}),
+    };
   }
 
-  private async walk(dirKey: string, visit: (key: string) => void, signal?: AbortSignal): Promise<void> {
+  private async walk(
+    dirKey: string,
+    visit: (key: string) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
     throwIfAborted(signal);
     const dir = dirKey ? join(this.root, ...dirKey.split("/")) : this.root;
     let names;
     try {
       names = await readdir(dir, { withFileTypes: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return;
-      throw new StowageError("storage", `LIST ${dirKey}: ${(err as Error).message}`, { cause: err });
+      if (
+        (err as NodeJS.ErrnoException).code === "ENOENT" ||
+        (err as NodeJS.ErrnoException).code === "ENOTDIR"
+      )
+        return;
+      throw new StowageError("storage", `LIST ${dirKey}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     for (const d of names) {
       const key = dirKey ? `${dirKey}/${d.name}` : d.name;
@@ -218,26 +301,39 @@ export class LocalStore implements ObjectStore {
     throwIfAborted(options.signal);
     const path = this.pathOf(key);
     await unlink(path).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== "ENOENT") throw new StowageError("storage", `DELETE ${key}: ${err.message}`, { cause: err });
+      if (err.code !== "ENOENT")
+        throw new StowageError("storage", `DELETE ${key}: ${err.message}`, { cause: err });
     });
     await rm(this.sidecarOf(path), { force: true });
   }
 
   private mpuDir(upload: MultipartUpload): string {
-    if (!/^[0-9a-f]{32}$/.test(upload.uploadId)) throw new StowageError("not-found", `no such upload ${upload.uploadId}`);
+    if (!/^[0-9a-f]{32}$/.test(upload.uploadId))
+      throw new StowageError("not-found", `no such upload ${upload.uploadId}`);
     return join(this.root, TMP, `mpu-${upload.uploadId}`);
   }
 
-  async startMultipart(key: string, options: Omit<PutOptions, "ifNoneMatch"> = {}): Promise<MultipartUpload> {
+  async startMultipart(
+    key: string,
+    options: Omit<PutOptions, "ifNoneMatch"> = {},
+  ): Promise<MultipartUpload> {
     throwIfAborted(options.signal);
     this.pathOf(key);
     const upload = { key, uploadId: randomHex(32) };
     await mkdir(this.mpuDir(upload), { recursive: true });
-    await writeFile(join(this.mpuDir(upload), "upload.json"), JSON.stringify({ key, options: { ...options, signal: undefined } }));
+    await writeFile(
+      join(this.mpuDir(upload), "upload.json"),
+      JSON.stringify({ key, options: { ...options, signal: undefined } }),
+    );
     return upload;
   }
 
-  async uploadPart(upload: MultipartUpload, partNumber: number, body: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<{ etag: string }> {
+  async uploadPart(
+    upload: MultipartUpload,
+    partNumber: number,
+    body: Uint8Array,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ etag: string }> {
     throwIfAborted(options.signal);
     const dir = this.mpuDir(upload);
     await stat(dir).catch(() => {
@@ -247,12 +343,18 @@ export class LocalStore implements ObjectStore {
     return { etag: `"${createHash("md5").update(body).digest("hex")}"` };
   }
 
-  async completeMultipart(upload: MultipartUpload, parts: { partNumber: number; etag: string }[], options: { signal?: AbortSignal } = {}): Promise<PutResult> {
+  async completeMultipart(
+    upload: MultipartUpload,
+    parts: { partNumber: number; etag: string }[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<PutResult> {
     throwIfAborted(options.signal);
     const dir = this.mpuDir(upload);
     let spec: { options: PutOptions };
     try {
-      spec = JSON.parse(await readFile(join(dir, "upload.json"), "utf8")) as { options: PutOptions };
+      spec = JSON.parse(await readFile(join(dir, "upload.json"), "utf8")) as {
+        options: PutOptions;
+      };
     } catch {
       throw new StowageError("not-found", `CompleteMultipartUpload ${upload.key}: no such upload`);
     }
@@ -272,24 +374,38 @@ export class LocalStore implements ObjectStore {
       await fh.close();
     }
     const etag = `"${md5s.digest("hex")}-${parts.length}"`;
-    const res = await this.commit(upload.key, this.pathOf(upload.key), tmp, { etag, size }, spec.options);
+    const res = await this.commit(
+      upload.key,
+      this.pathOf(upload.key),
+      tmp,
+      { etag, size },
+      spec.options,
+    );
     await rm(dir, { recursive: true, force: true });
     return res;
   }
 
-  async abortMultipart(upload: MultipartUpload, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async abortMultipart(
+    upload: MultipartUpload,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
     throwIfAborted(options.signal);
     await rm(this.mpuDir(upload), { recursive: true, force: true });
   }
 
-  async listMultipartUploads(prefix: string, options: { signal?: AbortSignal } = {}): Promise<MultipartUpload[]> {
+  async listMultipartUploads(
+    prefix: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<MultipartUpload[]> {
     throwIfAborted(options.signal);
     const dir = join(this.root, TMP);
     const names = await readdir(dir).catch(() => [] as string[]);
     const out: MultipartUpload[] = [];
     for (const n of names.filter((x) => x.startsWith("mpu-")).sort()) {
       try {
-        const { key } = JSON.parse(await readFile(join(dir, n, "upload.json"), "utf8")) as { key: string };
+        const { key } = JSON.parse(await readFile(join(dir, n, "upload.json"), "utf8")) as {
+          key: string;
+        };
         if (key.startsWith(prefix)) out.push({ key, uploadId: n.slice(4) });
       } catch {
         /* an upload being created or aborted concurrently */
@@ -300,4 +416,3 @@ export class LocalStore implements ObjectStore {
 
   close(): void {}
 }
-

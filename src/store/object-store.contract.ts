@@ -25,7 +25,10 @@ async function expectCode(p: Promise<unknown>, code: string): Promise<unknown> {
 }
 
 /** Runs the contract against a store; `make` returns a store and a unique key prefix. */
-export function runObjectStoreContract(name: string, make: () => Promise<{ store: ObjectStore; prefix: string }>): void {
+export function runObjectStoreContract(
+  name: string,
+  make: () => Promise<{ store: ObjectStore; prefix: string }>,
+): void {
   describe(`ObjectStore contract: ${name}`, () => {
     it("§3.4 exclusive create: a second put with If-None-Match:* is `exists` and leaves the first", async () => {
       const { store, prefix } = await make();
@@ -42,7 +45,10 @@ export function runObjectStoreContract(name: string, make: () => Promise<{ store
       const key = `${prefix}/m.txt`;
       const { etag } = await store.put(key, "hello");
       expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
-      await expectCode(store.get(key, { ifMatch: '"0123456789abcdef0123456789abcdef"' }), "precondition");
+      await expectCode(
+        store.get(key, { ifMatch: '"0123456789abcdef0123456789abcdef"' }),
+        "precondition",
+      );
       const got = await store.get(key, { ifMatch: etag });
       expect((await readAll(got.body)).toString()).toBe("hello");
       expect(got.etag).toBe(etag);
@@ -53,7 +59,10 @@ export function runObjectStoreContract(name: string, make: () => Promise<{ store
       const key = `${prefix}/meta.ndjson.gz`;
       const meta = { "stowage-format": "1", "min-ms": "0000000000001", records: "42" };
       await store.put(key, new Uint8Array([1, 2, 3, 4]), {
-        ifNoneMatch: "*", contentType: "application/x-ndjson", contentEncoding: "gzip", metadata: meta,
+        ifNoneMatch: "*",
+        contentType: "application/x-ndjson",
+        contentEncoding: "gzip",
+        metadata: meta,
       });
       const head = await store.head(key);
       expect(head.size).toBe(4);
@@ -69,12 +78,18 @@ export function runObjectStoreContract(name: string, make: () => Promise<{ store
       const { store, prefix } = await make();
       const names = ["b", "a-c", "a/b", "a/a", "c", "B", "a.z", "a0", "é", "z/z/z"];
       for (const n of names) await store.put(`${prefix}/${n}`, n);
-      const expected = names.map((n) => `${prefix}/${n}`).sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+      const expected = names
+        .map((n) => `${prefix}/${n}`)
+        .sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
       const seen: string[] = [];
       let token: string | undefined;
       let pages = 0;
       do {
-        const page = await store.list({ prefix: `${prefix}/`, maxKeys: 3, ...(token ? { continuationToken: token } : {}) });
+        const page = await store.list({
+          prefix: `${prefix}/`,
+          maxKeys: 3,
+          ...(token ? { continuationToken: token } : {}),
+        });
         expect(page.entries.length).toBeLessThanOrEqual(3);
         seen.push(...page.entries.map((e) => e.key));
         token = page.nextContinuationToken;
@@ -85,7 +100,9 @@ export function runObjectStoreContract(name: string, make: () => Promise<{ store
       const after = await store.list({ prefix: `${prefix}/`, startAfter: expected[4]! });
       expect(after.entries.map((e) => e.key)).toEqual(expected.slice(5));
       const partial = await store.list({ prefix: `${prefix}/a` });
-      expect(partial.entries.map((e) => e.key)).toEqual(expected.filter((k) => k.startsWith(`${prefix}/a`)));
+      expect(partial.entries.map((e) => e.key)).toEqual(
+        expected.filter((k) => k.startsWith(`${prefix}/a`)),
+      );
       expect(partial.entries.every((e) => e.size > 0 && e.etag.length > 0)).toBe(true);
     });
 
@@ -119,10 +136,15 @@ export function runObjectStoreContract(name: string, make: () => Promise<{ store
       const part1 = Buffer.alloc(5 * 1024 * 1024, 7);
       const part2 = Buffer.from("tail");
       const up = await store.startMultipart(key, { contentType: "application/octet-stream" });
-      expect((await store.listMultipartUploads(`${prefix}/`)).map((u) => u.uploadId)).toContain(up.uploadId);
+      expect((await store.listMultipartUploads(`${prefix}/`)).map((u) => u.uploadId)).toContain(
+        up.uploadId,
+      );
       const e1 = await store.uploadPart(up, 1, part1);
       const e2 = await store.uploadPart(up, 2, part2);
-      await store.completeMultipart(up, [{ partNumber: 1, ...e1 }, { partNumber: 2, ...e2 }]);
+      await store.completeMultipart(up, [
+        { partNumber: 1, ...e1 },
+        { partNumber: 2, ...e2 },
+      ]);
       const got = await store.get(key);
       const body = await readAll(got.body);
       expect(body.length).toBe(part1.length + part2.length);

@@ -107,7 +107,10 @@ export interface ObjectStore {
   /** Aborts the upload and frees its parts. Aborting an unknown upload succeeds. */
   abortMultipart(upload: MultipartUpload, options?: { signal?: AbortSignal }): Promise<void>;
   /** Multipart uploads in progress under `prefix`. */
-  listMultipartUploads(prefix: string, options?: { signal?: AbortSignal }): Promise<MultipartUpload[]>;
+  listMultipartUploads(
+    prefix: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<MultipartUpload[]>;
   /** Releases sockets/handles. Idempotent. */
   close(): void;
 }

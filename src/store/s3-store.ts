@@ -22,11 +22,23 @@ import {
 } from "@aws-sdk/client-s3";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import type {
-  AwsCredentialIdentity, AwsCredentialIdentityProvider, FinalizeHandler, FinalizeHandlerArguments, MetadataBearer,
+  AwsCredentialIdentity,
+  AwsCredentialIdentityProvider,
+  FinalizeHandler,
+  FinalizeHandlerArguments,
+  MetadataBearer,
 } from "@smithy/types";
 import { StowageError } from "../shared/errors.js";
 import type {
-  GetOptions, GetResult, ListOptions, ListPage, MultipartUpload, ObjectInfo, ObjectStore, PutOptions, PutResult,
+  GetOptions,
+  GetResult,
+  ListOptions,
+  ListPage,
+  MultipartUpload,
+  ObjectInfo,
+  ObjectStore,
+  PutOptions,
+  PutResult,
 } from "./object-store.js";
 import { toStoreError } from "./store-errors.js";
 
@@ -46,7 +58,12 @@ export interface S3StoreOptions {
   maxSockets?: number;
 }
 
-const UNSIGNED_HEADERS = ["authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256"];
+const UNSIGNED_HEADERS = [
+  "authorization",
+  "x-amz-date",
+  "x-amz-security-token",
+  "x-amz-content-sha256",
+];
 
 /**
  * @example
@@ -76,7 +93,12 @@ export class S3Store implements ObjectStore {
           ? { credentials: options.credentials }
           : {}),
       // Non-AWS providers (MinIO, R2) reject or ignore the SDK's default CRC checksums.
-      ...(options.endpoint ? { requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" } : {}),
+      ...(options.endpoint
+        ? {
+            requestChecksumCalculation: "WHEN_REQUIRED",
+            responseChecksumValidation: "WHEN_REQUIRED",
+          }
+        : {}),
       requestHandler: new NodeHttpHandler({
         httpAgent: new HttpAgent({ keepAlive: true, maxSockets }),
         httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets }),
@@ -87,25 +109,39 @@ export class S3Store implements ObjectStore {
     if (options.anonymous) {
       // Really unsigned: strip what the signer added (SPEC §2.2 step 5).
       this.client.middlewareStack.addRelativeTo(
-        (next: FinalizeHandler<object, MetadataBearer>) => async (args: FinalizeHandlerArguments<object>) => {
-          const headers = (args.request as { headers?: Record<string, string> }).headers;
-          if (headers) for (const h of UNSIGNED_HEADERS) delete headers[h];
-          return next(args);
+        (next: FinalizeHandler<object, MetadataBearer>) =>
+          async (args: FinalizeHandlerArguments<object>) => {
+            const headers = (args.request as { headers?: Record<string, string> }).headers;
+            if (headers) for (const h of UNSIGNED_HEADERS) delete headers[h];
+            return next(args);
+          },
+        {
+          relation: "after",
+          toMiddleware: "httpSigningMiddleware",
+          name: "stowageUnsigned",
+          override: true,
         },
-        { relation: "after", toMiddleware: "httpSigningMiddleware", name: "stowageUnsigned", override: true },
       );
     }
   }
 
   /** Runs one SDK call under the caller's signal plus the per-attempt timeout. */
-  private async send<T>(what: string, signal: AbortSignal | undefined, fn: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+  private async send<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    fn: (abortSignal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.timeoutMs);
     const abortSignal = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
     try {
       return await fn(abortSignal);
     } catch (err) {
-      throw toStoreError(err, what, { callerAborted: Boolean(signal?.aborted), timedOut: timeout.signal.aborted && !signal?.aborted, timeoutMs: this.timeoutMs });
+      throw toStoreError(err, what, {
+        callerAborted: Boolean(signal?.aborted),
+        timedOut: timeout.signal.aborted && !signal?.aborted,
+        timeoutMs: this.timeoutMs,
+      });
     } finally {
       clearTimeout(timer);
     }
@@ -136,9 +172,16 @@ export class S3Store implements ObjectStore {
 
   async get(key: string, options: GetOptions = {}): Promise<GetResult> {
     const res = await this.send(`GET ${key}`, options.signal, (abortSignal) =>
-      this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, ...(options.ifMatch ? { IfMatch: options.ifMatch } : {}) }), {
-        abortSignal,
-      }),
+      this.client.send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          ...(options.ifMatch ? { IfMatch: options.ifMatch } : {}),
+        }),
+        {
+          abortSignal,
+        },
+      ),
     );
     const body = res.Body as Readable;
     if (options.signal) {
@@ -176,7 +219,9 @@ export class S3Store implements ObjectStore {
         etag: c.ETag ?? "",
         lastModified: c.LastModified ?? new Date(0),
       })),
-      ...(res.IsTruncated && res.NextContinuationToken ? { nextContinuationToken: res.NextContinuationToken } : {}),
+      ...(res.IsTruncated && res.NextContinuationToken
+        ? { nextContinuationToken: res.NextContinuationToken }
+        : {}),
     };
   }
 
@@ -186,7 +231,10 @@ export class S3Store implements ObjectStore {
     );
   }
 
-  async startMultipart(key: string, options: Omit<PutOptions, "ifNoneMatch"> = {}): Promise<MultipartUpload> {
+  async startMultipart(
+    key: string,
+    options: Omit<PutOptions, "ifNoneMatch"> = {},
+  ): Promise<MultipartUpload> {
     const res = await this.send(`CreateMultipartUpload ${key}`, options.signal, (abortSignal) =>
       this.client.send(
         new CreateMultipartUploadCommand({
@@ -199,39 +247,73 @@ export class S3Store implements ObjectStore {
         { abortSignal },
       ),
     );
-    if (!res.UploadId) throw new StowageError("storage", `CreateMultipartUpload ${key} returned no upload id`);
+    if (!res.UploadId)
+      throw new StowageError("storage", `CreateMultipartUpload ${key} returned no upload id`);
     return { key, uploadId: res.UploadId };
   }
 
-  async uploadPart(upload: MultipartUpload, partNumber: number, body: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<{ etag: string }> {
-    const res = await this.send(`UploadPart ${upload.key}#${partNumber}`, options.signal, (abortSignal) =>
-      this.client.send(
-        new UploadPartCommand({ Bucket: this.bucket, Key: upload.key, UploadId: upload.uploadId, PartNumber: partNumber, Body: body }),
-        { abortSignal },
-      ),
+  async uploadPart(
+    upload: MultipartUpload,
+    partNumber: number,
+    body: Uint8Array,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ etag: string }> {
+    const res = await this.send(
+      `UploadPart ${upload.key}#${partNumber}`,
+      options.signal,
+      (abortSignal) =>
+        this.client.send(
+          new UploadPartCommand({
+            Bucket: this.bucket,
+            Key: upload.key,
+            UploadId: upload.uploadId,
+            PartNumber: partNumber,
+            Body: body,
+          }),
+          { abortSignal },
+        ),
     );
     return { etag: res.ETag ?? "" };
   }
 
-  async completeMultipart(upload: MultipartUpload, parts: { partNumber: number; etag: string }[], options: { signal?: AbortSignal } = {}): Promise<PutResult> {
-    const res = await this.send(`CompleteMultipartUpload ${upload.key}`, options.signal, (abortSignal) =>
-      this.client.send(
-        new CompleteMultipartUploadCommand({
-          Bucket: this.bucket,
-          Key: upload.key,
-          UploadId: upload.uploadId,
-          MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
-        }),
-        { abortSignal },
-      ),
+  async completeMultipart(
+    upload: MultipartUpload,
+    parts: { partNumber: number; etag: string }[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<PutResult> {
+    const res = await this.send(
+      `CompleteMultipartUpload ${upload.key}`,
+      options.signal,
+      (abortSignal) =>
+        this.client.send(
+          new CompleteMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key: upload.key,
+            UploadId: upload.uploadId,
+            MultipartUpload: {
+              Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })),
+            },
+          }),
+          { abortSignal },
+        ),
     );
     return { etag: res.ETag ?? "" };
   }
 
-  async abortMultipart(upload: MultipartUpload, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async abortMultipart(
+    upload: MultipartUpload,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
     try {
       await this.send(`AbortMultipartUpload ${upload.key}`, options.signal, (abortSignal) =>
-        this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, UploadId: upload.uploadId }), { abortSignal }),
+        this.client.send(
+          new AbortMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key: upload.key,
+            UploadId: upload.uploadId,
+          }),
+          { abortSignal },
+        ),
       );
     } catch (err) {
       if (err instanceof StowageError && err.code === "not-found") return;
@@ -239,15 +321,23 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  async listMultipartUploads(prefix: string, options: { signal?: AbortSignal } = {}): Promise<MultipartUpload[]> {
+  async listMultipartUploads(
+    prefix: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<MultipartUpload[]> {
     const found = await this.listUploadsPages(prefix, options.signal);
     if (found.length > 0 || !prefix) return found;
     // MinIO answers ListMultipartUploads only for an exact object key or an empty
     // prefix (measured on the pinned build): fall back to the bucket-wide listing.
-    return (await this.listUploadsPages("", options.signal)).filter((u) => u.key.startsWith(prefix));
+    return (await this.listUploadsPages("", options.signal)).filter((u) =>
+      u.key.startsWith(prefix),
+    );
   }
 
-  private async listUploadsPages(prefix: string, signal: AbortSignal | undefined): Promise<MultipartUpload[]> {
+  private async listUploadsPages(
+    prefix: string,
+    signal: AbortSignal | undefined,
+  ): Promise<MultipartUpload[]> {
     const options = { signal };
     const out: MultipartUpload[] = [];
     let keyMarker: string | undefined;
@@ -264,7 +354,8 @@ export class S3Store implements ObjectStore {
           { abortSignal },
         ),
       );
-      for (const u of res.Uploads ?? []) if (u.Key && u.UploadId) out.push({ key: u.Key, uploadId: u.UploadId });
+      for (const u of res.Uploads ?? [])
+        if (u.Key && u.UploadId) out.push({ key: u.Key, uploadId: u.UploadId });
       if (!res.IsTruncated) return out;
       keyMarker = res.NextKeyMarker;
       uploadIdMarker = res.NextUploadIdMarker;
@@ -278,7 +369,14 @@ export class S3Store implements ObjectStore {
 
 function infoOf(
   key: string,
-  res: { ContentLength?: number; ETag?: string; LastModified?: Date; ContentType?: string; ContentEncoding?: string; Metadata?: Record<string, string> },
+  res: {
+    ContentLength?: number;
+    ETag?: string;
+    LastModified?: Date;
+    ContentType?: string;
+    ContentEncoding?: string;
+    Metadata?: Record<string, string>;
+  },
 ): ObjectInfo {
   return {
     key,

@@ -4,7 +4,13 @@
  * client's timeout, or "drop": forward to MinIO, let the write land, then cut
  * the connection without answering (an ambiguous success).
  */
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { Socket } from "node:net";
 
 export type FaultAction = "slowdown" | "500" | "reset" | "stall" | "drop";
@@ -35,7 +41,8 @@ export interface FaultProxy {
 
 function kindOf(method: string, path: string, query: URLSearchParams): string {
   const isBucketRoot = path.split("/").filter(Boolean).length <= 1;
-  if (method === "GET" && isBucketRoot && (query.has("list-type") || query.has("prefix"))) return "list";
+  if (method === "GET" && isBucketRoot && (query.has("list-type") || query.has("prefix")))
+    return "list";
   if (method === "GET") return "get";
   if (method === "PUT") return "put";
   if (method === "HEAD") return "head";
@@ -52,7 +59,13 @@ export async function startFaultProxy(target: string, rule?: FaultRule): Promise
   let current = rule;
   let seq = 0;
   const counts: Record<string, number> = {};
-  const injected: Record<FaultAction, number> = { slowdown: 0, "500": 0, reset: 0, stall: 0, drop: 0 };
+  const injected: Record<FaultAction, number> = {
+    slowdown: 0,
+    "500": 0,
+    reset: 0,
+    stall: 0,
+    drop: 0,
+  };
   const log: ProxiedRequest[] = [];
   const sockets = new Set<Socket>();
 
@@ -73,8 +86,14 @@ export async function startFaultProxy(target: string, rule?: FaultRule): Promise
       req.resume();
       req.on("end", () => {
         const status = action === "slowdown" ? 503 : 500;
-        const body = action === "slowdown" ? XML("SlowDown", "Please reduce your request rate.") : XML("InternalError", "We encountered an internal error.");
-        res.writeHead(status, { "content-type": "application/xml", "content-length": Buffer.byteLength(body) });
+        const body =
+          action === "slowdown"
+            ? XML("SlowDown", "Please reduce your request rate.")
+            : XML("InternalError", "We encountered an internal error.");
+        res.writeHead(status, {
+          "content-type": "application/xml",
+          "content-length": Buffer.byteLength(body),
+        });
         res.end(body);
       });
       return;
@@ -89,7 +108,13 @@ export async function startFaultProxy(target: string, rule?: FaultRule): Promise
       return;
     }
     const up = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
       (upRes) => {
         if (action === "drop") {
           upRes.resume();
@@ -127,7 +152,11 @@ export async function startFaultProxy(target: string, rule?: FaultRule): Promise
 }
 
 /** A rule that injects `action` into a random share of matching requests (deterministic by seed). */
-export function randomFaults(rate: number, actions: FaultAction[], options: { seed?: number; kinds?: string[] } = {}): FaultRule {
+export function randomFaults(
+  rate: number,
+  actions: FaultAction[],
+  options: { seed?: number; kinds?: string[] } = {},
+): FaultRule {
   let state = options.seed ?? 42;
   const rand = () => {
     state = (state * 1103515245 + 12345) & 0x7fffffff;

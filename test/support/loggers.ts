@@ -9,7 +9,11 @@ import { minio } from "./minio.js";
 type Delivery = Record<string, unknown>;
 
 /** A logger config for the test MinIO (or `endpoint`, e.g. a fault proxy in front of it). */
-export function s3Config(prefix: string, delivery: Delivery = {}, over: { endpoint?: string; bucket?: string; secret?: string } = {}) {
+export function s3Config(
+  prefix: string,
+  delivery: Delivery = {},
+  over: { endpoint?: string; bucket?: string; secret?: string } = {},
+) {
   const m = minio();
   return {
     console: false as const,
@@ -20,7 +24,10 @@ export function s3Config(prefix: string, delivery: Delivery = {}, over: { endpoi
       region: m.region,
       endpoint: over.endpoint ?? m.endpoint,
       forcePathStyle: true,
-      credentials: { accessKeyId: m.accessKeyId, secretAccessKey: over.secret ?? m.secretAccessKey },
+      credentials: {
+        accessKeyId: m.accessKeyId,
+        secretAccessKey: over.secret ?? m.secretAccessKey,
+      },
       delivery,
     },
   };
@@ -30,12 +37,23 @@ export function s3Config(prefix: string, delivery: Delivery = {}, over: { endpoi
 export function s3Reader(bucket = minio().bucket): S3Store {
   const m = minio();
   return new S3Store({
-    bucket, region: m.region, endpoint: m.endpoint, forcePathStyle: true,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey }, maxAttempts: 3,
+    bucket,
+    region: m.region,
+    endpoint: m.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+    maxAttempts: 3,
   });
 }
 
 export function localConfig(delivery: Delivery = {}) {
   const path = mkdtempSync(join(tmpdir(), "stowage-logs-"));
-  return { config: { console: false as const, destination: "local" as const, local: { path, ...(Object.keys(delivery).length ? { delivery } : {}) } }, store: new LocalStore({ root: path }) };
+  return {
+    config: {
+      console: false as const,
+      destination: "local" as const,
+      local: { path, ...(Object.keys(delivery).length ? { delivery } : {}) },
+    },
+    store: new LocalStore({ root: path }),
+  };
 }

@@ -34,7 +34,9 @@ export function findOrBuildMinio(log: (line: string) => void = () => {}): string
   const fromEnv = process.env.MINIO_BIN;
   if (fromEnv) {
     if (executable(fromEnv)) return fromEnv;
-    throw new Error(`MINIO_BIN=${fromEnv} is not an executable file; unset it or point it at a minio binary.`);
+    throw new Error(
+      `MINIO_BIN=${fromEnv} is not an executable file; unset it or point it at a minio binary.`,
+    );
   }
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
     if (dir && executable(join(dir, "minio"))) return join(dir, "minio");
@@ -56,6 +58,7 @@ export function findOrBuildMinio(log: (line: string) => void = () => {}): string
         "unreachable, retry with GOSUMDB=off; or set MINIO_BIN to an existing minio binary.",
     );
   }
-  if (!executable(join(bin, "minio"))) throw new Error(`go install finished but ${join(bin, "minio")} is missing`);
+  if (!executable(join(bin, "minio")))
+    throw new Error(`go install finished but ${join(bin, "minio")} is missing`);
   return join(bin, "minio");
 }

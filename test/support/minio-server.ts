@@ -37,10 +37,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitLive(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
+async function waitLive(
+  endpoint: string,
+  child: ChildProcess,
+  output: () => string,
+): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`minio exited with ${child.exitCode}:\n${output()}`);
+    if (child.exitCode !== null)
+      throw new Error(`minio exited with ${child.exitCode}:\n${output()}`);
     try {
       const res = await fetch(`${endpoint}/minio/health/live`);
       if (res.ok) return;
@@ -67,7 +72,9 @@ export async function createBuckets(info: MinioInfo, buckets: string[]): Promise
   }
 }
 
-export async function startMinio(options: { buckets?: string[]; log?: (l: string) => void } = {}): Promise<RunningMinio> {
+export async function startMinio(
+  options: { buckets?: string[]; log?: (l: string) => void } = {},
+): Promise<RunningMinio> {
   const bin = findOrBuildMinio(options.log);
   const dataDir = mkdtempSync(join(tmpdir(), "stowage-minio-"));
   const port = await freePort();
@@ -75,20 +82,39 @@ export async function startMinio(options: { buckets?: string[]; log?: (l: string
   const accessKeyId = "test" + randomBytes(6).toString("hex");
   const secretAccessKey = randomBytes(20).toString("hex");
   let out = "";
-  const child = spawn(bin, ["server", dataDir, "--address", `127.0.0.1:${port}`, "--console-address", `127.0.0.1:${consolePort}`, "--quiet"], {
-    env: {
-      ...process.env,
-      MINIO_ROOT_USER: accessKeyId,
-      MINIO_ROOT_PASSWORD: secretAccessKey,
-      MINIO_BROWSER: "off",
-      MINIO_UPDATE: "off",
+  const child = spawn(
+    bin,
+    [
+      "server",
+      dataDir,
+      "--address",
+      `127.0.0.1:${port}`,
+      "--console-address",
+      `127.0.0.1:${consolePort}`,
+      "--quiet",
+    ],
+    {
+      env: {
+        ...process.env,
+        MINIO_ROOT_USER: accessKeyId,
+        MINIO_ROOT_PASSWORD: secretAccessKey,
+        MINIO_BROWSER: "off",
+        MINIO_UPDATE: "off",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   child.stdout?.on("data", (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
   child.stderr?.on("data", (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
   const endpoint = `http://127.0.0.1:${port}`;
-  const info: MinioInfo = { endpoint, port, accessKeyId, secretAccessKey, region: "us-east-1", bucket: "stowage-test" };
+  const info: MinioInfo = {
+    endpoint,
+    port,
+    accessKeyId,
+    secretAccessKey,
+    region: "us-east-1",
+    bucket: "stowage-test",
+  };
   try {
     await waitLive(endpoint, child, () => out);
     await createBuckets(info, [info.bucket, ...(options.buckets ?? [])]);

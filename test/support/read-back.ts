@@ -28,7 +28,10 @@ export async function readBack(store: ObjectStore, prefix: string): Promise<Read
     const chunks: Buffer[] = [];
     for await (const c of got.body) chunks.push(c as Buffer);
     const text = gunzipSync(Buffer.concat(chunks)).toString("utf8");
-    const lines = text.split("\n").slice(0, -1).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = text
+      .split("\n")
+      .slice(0, -1)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     out.push({ key, info: got, text, lines });
   }
   return out;

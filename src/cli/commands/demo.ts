@@ -26,11 +26,16 @@ interface DemoOptions {
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
   program
     .command("demo")
-    .description("write a realistic sample workload through the real logger, then open Studio on it")
+    .description(
+      "write a realistic sample workload through the real logger, then open Studio on it",
+    )
     .option("--dir <dir>", "demo directory (its store is replaced on every run)", ".stowage/demo")
     .option("--hours <n>", "hours of back-dated events", "6")
     .option("--per-hour <n>", "records per hour", "1500")
-    .option("--s3 <url>", "write to s3://bucket/prefix instead of the local store (credentials: AWS default chain)")
+    .option(
+      "--s3 <url>",
+      "write to s3://bucket/prefix instead of the local store (credentials: AWS default chain)",
+    )
     .option("--region <region>", "region for --s3", "us-east-1")
     .option("--endpoint <url>", "S3 endpoint for --s3 (MinIO, R2, …; endpoint policy applies)")
     .option("--force-path-style", "path-style addressing for --s3 (MinIO)")
@@ -57,10 +62,19 @@ async function runDemo(opts: DemoOptions, io: CliIo): Promise<number> {
   }
   const hours = positive(opts.hours, "--hours");
   const perHour = positive(opts.perHour, "--per-hour");
-  const target = opts.s3 ? s3Target(opts) : { destination: "local" as const, local: { path: join(root, "store") } };
-  const log = createLogger({ service: "orders-api", level: "debug", console: false, ...target } as Parameters<typeof createLogger>[0]);
+  const target = opts.s3
+    ? s3Target(opts)
+    : { destination: "local" as const, local: { path: join(root, "store") } };
+  const log = createLogger({
+    service: "orders-api",
+    level: "debug",
+    console: false,
+    ...target,
+  } as Parameters<typeof createLogger>[0]);
   const where = opts.s3 ? opts.s3 : join(root, "store");
-  io.err(`stowage demo: writing ${hours * perHour} records over the last ${hours} h into ${where} …\n`);
+  io.err(
+    `stowage demo: writing ${hours * perHour} records over the last ${hours} h into ${where} …\n`,
+  );
   const endMs = Date.now();
   let written = 0;
   for (const record of demoRecords({ endMs, hours, perHour })) {
@@ -71,8 +85,11 @@ async function runDemo(opts: DemoOptions, io: CliIo): Promise<number> {
   const res = await log.close({ timeoutMs: 60_000 });
   const dest = Object.values(res.destinations)[0]!;
   if (!res.ok) {
-    io.err(`stowage demo: delivery failed: ${dest.failure ? `${dest.failure.category}: ${dest.failure.message}` : `${dest.pending} records pending`}\n`);
-    if (opts.s3) io.err("Hint: run `stowage doctor` with the same bucket settings to see what is wrong.\n");
+    io.err(
+      `stowage demo: delivery failed: ${dest.failure ? `${dest.failure.category}: ${dest.failure.message}` : `${dest.pending} records pending`}\n`,
+    );
+    if (opts.s3)
+      io.err("Hint: run `stowage doctor` with the same bucket settings to see what is wrong.\n");
     return 1;
   }
   io.out(
@@ -80,22 +97,53 @@ async function runDemo(opts: DemoOptions, io: CliIo): Promise<number> {
       `Sample project for source context: ${projectDir}\n`,
   );
   if (!opts.studio) return 0;
-  return startDemoStudio(opts, io, opts.s3 ? opts.s3 : `file://${join(root, "store")}`, projectDir, endMs);
+  return startDemoStudio(
+    opts,
+    io,
+    opts.s3 ? opts.s3 : `file://${join(root, "store")}`,
+    projectDir,
+    endMs,
+  );
 }
 
-async function startDemoStudio(opts: DemoOptions, io: CliIo, source: string, projectDir: string, _endMs: number): Promise<number> {
+async function startDemoStudio(
+  opts: DemoOptions,
+  io: CliIo,
+  source: string,
+  projectDir: string,
+  _endMs: number,
+): Promise<number> {
   const { startStudio, DEFAULT_STUDIO_PORT } = await import("../../studio/index.js");
   const spec = opts.s3
-    ? { url: source, options: { region: opts.region ?? "us-east-1", ...(opts.endpoint ? { endpoint: opts.endpoint } : {}), ...(opts.forcePathStyle ? { forcePathStyle: true } : {}) } }
+    ? {
+        url: source,
+        options: {
+          region: opts.region ?? "us-east-1",
+          ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
+          ...(opts.forcePathStyle ? { forcePathStyle: true } : {}),
+        },
+      }
     : { url: source };
   const port = opts.port !== undefined ? portNumber(opts.port) : DEFAULT_STUDIO_PORT;
   let studio;
   try {
-    studio = await startStudio({ source: spec, projectDir, port, host: opts.host ?? "127.0.0.1", open: opts.open && io.isTTY });
+    studio = await startStudio({
+      source: spec,
+      projectDir,
+      port,
+      host: opts.host ?? "127.0.0.1",
+      open: opts.open && io.isTTY,
+    });
   } catch (err) {
     if (opts.port !== undefined) throw err;
     // The default port is taken (another Studio, another program): take any free one.
-    studio = await startStudio({ source: spec, projectDir, port: 0, host: opts.host ?? "127.0.0.1", open: opts.open && io.isTTY });
+    studio = await startStudio({
+      source: spec,
+      projectDir,
+      port: 0,
+      host: opts.host ?? "127.0.0.1",
+      open: opts.open && io.isTTY,
+    });
   }
   io.out(`\nStudio: ${studio.url}\n(press Ctrl-C to stop)\n`);
   await new Promise<void>((resolve) => {
@@ -112,20 +160,25 @@ function s3Target(opts: DemoOptions) {
   return {
     destination: "s3" as const,
     s3: {
-      bucket: m[1]!, prefix: m[2] ?? "", region: opts.region ?? "us-east-1",
-      ...(opts.endpoint ? { endpoint: opts.endpoint } : {}), ...(opts.forcePathStyle ? { forcePathStyle: true } : {}),
+      bucket: m[1]!,
+      prefix: m[2] ?? "",
+      region: opts.region ?? "us-east-1",
+      ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
+      ...(opts.forcePathStyle ? { forcePathStyle: true } : {}),
     },
   };
 }
 
 function positive(v: string, flag: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new StowageError("usage", `${flag} must be a positive integer, got "${v}"`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new StowageError("usage", `${flag} must be a positive integer, got "${v}"`);
   return n;
 }
 
 function portNumber(v: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new StowageError("usage", `--port must be 0–65535, got "${v}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new StowageError("usage", `--port must be 0–65535, got "${v}"`);
   return n;
 }
