@@ -244,6 +244,50 @@ describe("Studio API loads (§5.2, §5.3)", () => {
     expect(done.status).toBe(409);
   });
 
+  it("§5.4 auto-refresh re-reads the current hour as one more grant, only once complete, until the grants run out", async () => {
+    const big = await startStudio({ source: { url: `file://${store}` }, port: 0 });
+    try {
+      const from = now - 3 * HOUR;
+      const first = (await call(big, "/api/load", { body: { from, to: Date.now() } }))
+        .json as LoadResponse;
+      expect(first.complete).toBe(true);
+      expect(first.stats.grantsUsed).toBe(1);
+      let grants = 1;
+      while (grants < 5) {
+        const r = await call(big, "/api/refresh", { body: { loadId: first.loadId } });
+        expect(r.status).toBe(200);
+        const res = r.json as LoadResponse;
+        grants++;
+        expect(res.kind).toBe("refresh");
+        expect(res.stats.grantsUsed).toBe(grants);
+        expect(res.window!.from).toBe(
+          Math.max(from, Math.floor((res.window!.to - 120_000) / HOUR) * HOUR),
+        );
+        const inWindow = first.records.filter((x) => {
+          const t = Date.parse(x.timestamp);
+          return t >= res.window!.from && t < res.window!.to;
+        });
+        expect(res.records.map((x) => x.message).sort()).toEqual(
+          inWindow.map((x) => x.message).sort(),
+        );
+      }
+      const out = await call(big, "/api/refresh", { body: { loadId: first.loadId } });
+      expect(out.status).toBe(409);
+      expect(out.json.error).toMatchObject({
+        category: "allowance",
+        message: "all 5 grants of this session are used",
+      });
+      const partial = (await call(studio, "/api/load", { body: { from, to: now } }))
+        .json as LoadResponse;
+      expect(partial.partial).toBe(true);
+      const early = await call(studio, "/api/refresh", { body: { loadId: partial.loadId } });
+      expect(early.status).toBe(409);
+      expect(early.json.error.hint).toMatch(/Load more first/);
+    } finally {
+      await big.close();
+    }
+  });
+
   it("§5.3 a stale load id is refused so a page never mixes two sessions", async () => {
     const a = (await call(studio, "/api/load", { body: { from: now - HOUR, to: now } }))
       .json as LoadResponse;

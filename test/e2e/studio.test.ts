@@ -49,7 +49,6 @@ const note = (step: string) =>
     get: proxy.count("get"),
     objects: new Set(proxy.getKeys(minio().bucket)).size,
   });
-counts[step] = { list: proxy.count("list"), get: proxy.count("get") };
 
 async function openPage(ctx: BrowserContext): Promise<Page> {
   ctx.setDefaultTimeout(10_000);
@@ -302,6 +301,48 @@ describe("Studio in a browser (§5.4)", () => {
     await expect.poll(() => page.locator(sel("http")).textContent()).toContain("requests");
     await page.screenshot({ path: join(SHOTS, "studio-http-light.png") });
     await page.click(sel("tab-logs"));
+  });
+
+  it("§5.4 dragging the histogram zooms into loaded data without any request", async () => {
+    const before = proxy.requests.length;
+    const box = (await page.locator(`${sel("histogram")} .u-over`).boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.7, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.95, box.y + box.height / 2, { steps: 8 });
+    await page.mouse.up();
+    await expect.poll(() => page.locator(sel("chips")).textContent()).toContain("→");
+    const zoomed = await shown(page);
+    expect(zoomed).toBeGreaterThan(0);
+    expect(zoomed).toBeLessThan(records.length);
+    expect(page.url()).toContain("view=");
+    expect(proxy.requests.length).toBe(before);
+    await page.locator(sel("chips")).getByRole("button", { name: "Clear zoom" }).click();
+    await expect.poll(() => shown(page)).toBe(records.length);
+  });
+
+  it("§5.4 the URL keeps range, filters and selection; a reload loads nothing until asked", async () => {
+    await search(page, "marker:inside");
+    await page.click('[data-facet="level"][data-value="error"]');
+    await expect.poll(() => shown(page)).toBe(1);
+    await page.locator(sel("row")).first().click();
+    await expect
+      .poll(() => page.locator(sel("drawer-message")).textContent())
+      .toBe("marker inside project");
+    const before = proxy.requests.length;
+    await page.reload();
+    await page.waitForSelector(sel("load"));
+    expect(await page.inputValue(sel("search"))).toBe("marker:inside");
+    await expect.poll(() => page.locator('[data-chip="level:error"]').count()).toBe(1);
+    expect(await page.locator(sel("preset-6h")).getAttribute("aria-pressed")).toBe("true");
+    expect(await page.locator(sel("badge")).textContent()).toBe("Not loaded");
+    await page.waitForTimeout(200);
+    expect(proxy.requests.length).toBe(before);
+    await page.click(sel("load"));
+    await expect
+      .poll(() => page.locator(sel("drawer-message")).textContent())
+      .toBe("marker inside project");
+    await page.locator(sel("chips")).getByRole("button", { name: "Remove level:error" }).click();
+    await search(page, "");
   });
 
   it("§5.2 a range over 7 days is refused in the UI before any request", async () => {

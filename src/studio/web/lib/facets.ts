@@ -4,7 +4,7 @@
  * shows how many `warning` rows there are), as log explorers do.
  */
 import { compileTerms, type Term } from "./search.js";
-import { getPath, type Row } from "./rows.js";
+import type { Row } from "./rows.js";
 
 export interface FacetValue {
   value: string;
@@ -117,9 +117,4 @@ export function deriveView(input: ViewInput): { visible: Row[]; facets: Facets }
       dataKeys,
     },
   };
-}
-
-/** True when the record has a value at `path` (used for `has:` chips in the rail). */
-export function hasPath(row: Row, path: string): boolean {
-  return getPath(row.rec, path) !== undefined;
 }
