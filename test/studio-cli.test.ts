@@ -64,8 +64,8 @@ async function api(
   url: string,
   path: string,
   init: RequestInit = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; text: string; json: any }> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   const u = new URL(url);
   const res = await fetch(new URL(path, u), {
     ...init,
@@ -113,7 +113,9 @@ describe("stowage studio (§5.4 CLI)", () => {
     running.push(s.child);
     expect(s.out()).toContain(`source   file://${project}/.stowage/store`);
     expect(s.out()).toContain(`project  ${project}`);
-    await expect.poll(() => s.err()).toContain("Nothing is read from storage until you choose Load logs");
+    await expect
+      .poll(() => s.err())
+      .toContain("Nothing is read from storage until you choose Load logs");
     const info = await api(s.url, "/api/info");
     expect(info.json).toMatchObject({
       source: `file://${project}/.stowage/store`,
