@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { run as runCli } from "../src/cli/main.js";
 import { isStowageError } from "../src/shared/errors.js";
 import { S3Store } from "../src/store/s3-store.js";
 import { minio, uniquePrefix } from "./support/minio.js";
@@ -308,5 +309,49 @@ describe("stowage run / validate", () => {
     expect(check).toMatchObject({ ok: false, category: "auth error" });
     expect(check!.detail).toContain("Access denied");
     expect(bad.stdout).not.toContain(":pw@");
+  });
+
+  it("§7.2 SIGINT mid-run: exit 1, the run says it was interrupted, nothing committed or left uploading", async () => {
+    const prefix = uniquePrefix("cli-sigint");
+    const { child, done } = start([
+      "run",
+      "--config",
+      yaml("stopped", `query: ${SLOW_QUERY}\nformat: csv`, prefix),
+    ]);
+    await waitFor(
+      async () => (await store.listMultipartUploads(`${prefix}/`)).length > 0,
+      "the export to be uploading",
+    );
+    child.kill("SIGINT");
+    const r = await done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      '[FAIL] export "stopped": interrupted by SIGINT; its open uploads were aborted and nothing was committed',
+    );
+    expect(await store.listMultipartUploads(`${prefix}/`)).toEqual([]);
+    expect((await store.list({ prefix: `${prefix}/` })).entries).toEqual([]);
+  });
+
+  it("§7.2 on a TTY a progress line shows rows, bytes, rate and parts; the result line names the run", async () => {
+    const file = join(dir, "progress.yaml");
+    writeFileSync(
+      file,
+      `source:\n  type: postgres\n  url_env: DATABASE_URL\nexports:\n  - name: progress\n    query: SELECT g AS id FROM generate_series(1, 30000) g\n    format: ndjson\n    destination:\n      type: local\n      path: ${join(dir, "progress-store")}\ntuning:\n  batch_size: 1000\n`,
+    );
+    let out = "";
+    let err = "";
+    const io = {
+      out: (t: string) => void (out += t),
+      err: (t: string) => void (err += t),
+      isTTY: true,
+      env: cliEnv(),
+      cwd: dir,
+    };
+    const code = await runCli(["node", "stowage", "run", "--config", file], io);
+    expect(code, err).toBe(0);
+    expect(err).toMatch(
+      /\r\x1b\[2Kprogress {2}[\d,]+ rows {2}[\d.]+ (B|KiB|MiB) {2}[\d,]+ rows\/s {2}\d+ parts {2}\d+s/,
+    );
+    expect(out).toMatch(/^\[OK\] {2}progress: 30,000 rows in 1 object, .* \(run \w{26}\)\n$/);
   });
 });

@@ -357,6 +357,36 @@ describe("export write contract", () => {
     });
   });
 
+  it("§7.2 chunked on PostgreSQL: all workers read one snapshot, rows inserted mid-run are not exported", async () => {
+    const table = pgTableName("orders_snap");
+    await pgExec(
+      `CREATE TABLE "${table}" AS SELECT g AS id, g * 3 AS k FROM generate_series(1, 9000) g`,
+    );
+    try {
+      const prefix = uniquePrefix("snapshot");
+      const cfg = config(
+        { table, mode: "chunked", chunk_column: "k", chunk_size: 500, parallel: 3, format: "csv" },
+        prefix,
+      );
+      let inserted = false;
+      const rec = recording(store, async (op, key) => {
+        if (!inserted && op === "put" && /_chunk\d+_/.test(key)) {
+          inserted = true; // every later chunk would see these rows without a shared snapshot
+          await pgExec(
+            `INSERT INTO "${table}" SELECT 100000 + g, g * 3 FROM generate_series(1, 9000) g`,
+          );
+        }
+      });
+      const r = await runConfiguredExport(cfg, cfg.exports[0]!, { env: env(), store: rec.store });
+      expect(inserted).toBe(true);
+      expect(r.rows).toBe(9000);
+      const m = parseManifest(await read(store, `${prefix}/manifest.json`), "m");
+      expect(m.chunks?.shared_snapshot).toBe(true);
+    } finally {
+      await pgDrop(table);
+    }
+  });
+
   it("§7.2 memory: encoder and upload buffers stay within their bounds while the object is many times larger", async () => {
     const prefix = uniquePrefix("memory");
     const query = `SELECT b.*, g AS copy FROM "${big}" b, generate_series(1, 3) g`;

@@ -51,6 +51,8 @@ export async function runChunked(
   const first = await options.openSource();
   const sources: Source[] = [first];
   try {
+    // PostgreSQL: every worker reads the snapshot the bounds were taken in.
+    const snapshot = first.exportSnapshot ? await first.exportSnapshot() : undefined;
     const [min, max] = await bounds(ctx, first);
     const list: Chunk[] = [];
     if (min !== null && max !== null) {
@@ -73,7 +75,11 @@ export async function runChunked(
       }
     };
     const workers = Math.min(exp.parallel, list.length);
-    for (let w = 1; w < workers; w++) sources.push(await options.openSource());
+    for (let w = 1; w < workers; w++) {
+      const source = await options.openSource();
+      sources.push(source);
+      if (snapshot !== undefined) await source.importSnapshot!(snapshot);
+    }
     const results = await Promise.allSettled(sources.map(worker));
     const failed = results.find((r) => r.status === "rejected");
     if (failed) throw failed.reason;
@@ -85,6 +91,7 @@ export async function runChunked(
       min: min?.toString() ?? null,
       max: max?.toString() ?? null,
       count: list.length,
+      shared_snapshot: snapshot !== undefined,
     };
     return { parts, columns: columns ?? [], chunks };
   } finally {

@@ -34,6 +34,8 @@ export interface Manifest {
     min: string | null;
     max: string | null;
     count: number;
+    /** True when every worker read one database snapshot (PostgreSQL). */
+    shared_snapshot: boolean;
   };
 }
 

@@ -10,6 +10,7 @@
  * A failure anywhere before 5 aborts open uploads, deletes the objects this run
  * completed, and leaves no `_SUCCESS`.
  */
+import { throwIfAborted } from "../shared/abort.js";
 import { StowageError, isStowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { runChunked } from "./chunked.js";
@@ -169,6 +170,7 @@ export async function runExport(
   try {
     if (exp.mode === "chunked") ({ parts, columns, chunks } = await runChunked(ctx));
     else ({ parts, columns, cursor } = await runSingle(ctx));
+    throwIfAborted(signal); // an interrupted stream must never be committed as complete
   } catch (err) {
     await Promise.allSettled(ctx.outputs.map((o) => o.abort()));
     const done = ctx.outputs.flatMap((o) => o.parts.map((p) => p.path));

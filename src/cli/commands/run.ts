@@ -35,7 +35,11 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       });
       const exports = selectExports(cfg, flags.export);
       const controller = new AbortController();
-      const stop = () => controller.abort(new Error("interrupted"));
+      let stoppedBy = "";
+      const stop = (sig: NodeJS.Signals) => {
+        stoppedBy = sig;
+        controller.abort(new Error(`interrupted by ${sig}`));
+      };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
       const live = io.isTTY && !flags.json;
@@ -86,6 +90,11 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
             if (live) io.err("\r\x1b[2K");
             failed++;
             const e = err as { code?: string; message?: string; hint?: string };
+            if (stoppedBy) {
+              e.message = `export "${exp.name}": interrupted by ${stoppedBy}; its open uploads were aborted and nothing was committed`;
+              e.hint =
+                "re-run the export; a second signal stops at once (the next run aborts what is left)";
+            }
             if (e.code === "config" || e.code === "usage") throw err;
             summary.push({
               export: exp.name,

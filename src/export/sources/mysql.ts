@@ -3,6 +3,7 @@
  * batch is full, so at most two batches are in memory), session in UTC, values
  * read as exact text where the driver would round (BIGINT, DECIMAL, dates).
  */
+import { throwIfAborted } from "../../shared/abort.js";
 import { StowageError } from "../../shared/errors.js";
 import { parseDateText, parseTimestampText } from "../values.js";
 import type {
@@ -223,6 +224,7 @@ function streamQuery(
     wake = undefined;
     w?.();
   };
+  options.signal?.addEventListener("abort", signal, { once: true });
   return new Promise<RowStream>((resolve, reject) => {
     const q = conn.query({ sql, values, rowsAsArray: true });
     q.on("fields", (fields: MyField[]) => {
@@ -270,10 +272,14 @@ function streamQuery(
       async *[Symbol.asyncIterator]() {
         try {
           for (;;) {
-            const full = () => buf.length >= options.batchSize || ended || failure !== undefined;
+            const full = () =>
+              buf.length >= options.batchSize ||
+              ended ||
+              failure !== undefined ||
+              options.signal?.aborted === true;
             while (!full()) await new Promise<void>((r) => (wake = r));
             if (failure) throw failure;
-            options.signal?.throwIfAborted();
+            throwIfAborted(options.signal);
             const batch = buf;
             buf = [];
             if (!ended) conn.resume();

@@ -3,6 +3,7 @@
  * `batchSize` at a time, never the whole result), text-format values parsed into
  * the portable kinds (int8 → bigint, numeric → exact text, timestamps → µs).
  */
+import { throwIfAborted } from "../../shared/abort.js";
 import { StowageError } from "../../shared/errors.js";
 import { parseDateText, parseTimestampText } from "../values.js";
 import type {
@@ -134,6 +135,23 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
     type: "postgres",
     quoteIdent: (n) => client.escapeIdentifier(n),
     placeholder: (i) => `$${i}`,
+    async exportSnapshot() {
+      try {
+        await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+        return (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!
+          .id;
+      } catch (err) {
+        throw pgError(err, "exporting a snapshot");
+      }
+    },
+    async importSnapshot(id: string) {
+      try {
+        await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+        await client.query(`SET TRANSACTION SNAPSHOT ${client.escapeLiteral(id)}`);
+      } catch (err) {
+        throw pgError(err, "importing a snapshot");
+      }
+    },
     async query(sql: string, params: QueryParam[], options: QueryOptions): Promise<RowStream> {
       const values = params.map((p) => (typeof p === "bigint" ? p.toString() : p));
       const cursor = client.query(
@@ -165,22 +183,22 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
           throw err;
         },
       );
-      const onAbort = () => void close();
-      options.signal?.addEventListener("abort", onAbort, { once: true });
       return {
         columns: first.fields.map(pgColumn),
         close,
         async *[Symbol.asyncIterator]() {
+          // Abort is checked between round trips (a batch takes milliseconds); closing the
+          // cursor under a pending read would leave that read unanswered.
           try {
             let batch = first.rows;
             while (batch.length > 0) {
+              throwIfAborted(options.signal);
               yield batch;
               if (done || batch.length < options.batchSize) break;
-              options.signal?.throwIfAborted();
               batch = (await read(options.batchSize)).rows;
             }
+            throwIfAborted(options.signal);
           } finally {
-            options.signal?.removeEventListener("abort", onAbort);
             await close();
           }
         },

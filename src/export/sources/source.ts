@@ -73,6 +73,13 @@ export interface Source {
   /** The positional placeholder for parameter `i` (1-based): `$1` or `?`. */
   placeholder(i: number, kind?: ColumnKind): string;
   query(sql: string, params: QueryParam[], options: QueryOptions): Promise<RowStream>;
+  /**
+   * Databases that can share one snapshot between connections (PostgreSQL): opens a
+   * read-only repeatable-read transaction and returns its exported snapshot id…
+   */
+  exportSnapshot?(): Promise<string>;
+  /** …which other connections adopt, so parallel workers see the same data. */
+  importSnapshot?(id: string): Promise<void>;
   close(): Promise<void>;
 }
 

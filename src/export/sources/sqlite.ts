@@ -4,6 +4,7 @@
  * declared column type (SQLite affinity rules); expression columns without one
  * take the kind of their first non-NULL value.
  */
+import { throwIfAborted } from "../../shared/abort.js";
 import { StowageError } from "../../shared/errors.js";
 import type {
   ColumnKind,
@@ -182,7 +183,7 @@ export async function openSqlite(url: string): Promise<Source> {
         async *[Symbol.asyncIterator]() {
           try {
             for (let batch = first; batch.length > 0 && !closed; batch = next()) {
-              options.signal?.throwIfAborted();
+              throwIfAborted(options.signal);
               yield coerce(batch);
               if (batch.length < options.batchSize) break;
             }
