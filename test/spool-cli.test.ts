@@ -58,6 +58,41 @@ function makeSpool(path: string): void {
   spool.close();
 }
 
+describe("§4 the compiled package", () => {
+  it("§3.2 §4 dist/ runs the compiled spool worker: records committed, delivered, and the process exits on its own", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "stowage-spool-dist-"));
+    dirs.push(dir);
+    const dist = join(import.meta.dirname, "../dist");
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(join(dist, "index.js"))});
+      const { getS3SpoolStatus } = await import(${JSON.stringify(join(dist, "s3.js"))});
+      const log = createLogger({ console: false, destination: "local", local: { path: ${JSON.stringify(join(dir, "store"))},
+        delivery: { buffer: "sqlite", spoolPath: ${JSON.stringify(join(dir, "spool.db"))}, maxBatchRecords: 100 } } });
+      for (let i = 0; i < 250; i++) await log.write({ message: "m", data: { id: i } });
+      const res = await log.close({ timeoutMs: 20000 });
+      console.log(JSON.stringify({ res, status: await getS3SpoolStatus(${JSON.stringify(join(dir, "spool.db"))}) }));`;
+    const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (resolve) => {
+        const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+      },
+    );
+    expect(out.code, out.stderr).toBe(0);
+    const { res, status } = JSON.parse(out.stdout) as {
+      res: { ok: boolean; destinations: { local: unknown } };
+      status: unknown;
+    };
+    expect(res.destinations.local).toMatchObject({ ok: true, delivered: 250, objects: 3 });
+    expect(status).toMatchObject({ records: 0, pending: 0, bytes: 0 });
+  }, 60_000);
+});
+
 describe("§4 stowage spool", () => {
   const dir = mkdtempSync(join(tmpdir(), "stowage-spool-cli-"));
   dirs.push(dir);

@@ -34,6 +34,8 @@ function tmp(): string {
 }
 
 const LEASE_ENV = { STOWAGE_SPOOL_LEASE_MS: "1500" };
+/** 6 in the suite; a soak: `STOWAGE_CRASH_CYCLES=60 npx vitest run test/spool-crash.test.ts`. */
+const CYCLES = Math.max(5, Number(process.env.STOWAGE_CRASH_CYCLES ?? 6));
 const DELIVERY = {
   maxBatchRecords: 40,
   flushIntervalMs: 250,
@@ -53,96 +55,101 @@ async function bucketCounts(prefix: string): Promise<Map<unknown, number>> {
 }
 
 describe("§4 crash loop: SIGKILL at random moments, MinIO sometimes failing", () => {
-  it("§4 every acknowledged id is in the bucket exactly once after a final restart and flush", async () => {
-    const seed = Number(process.env.STOWAGE_CRASH_SEED ?? Date.now() % 100_000);
-    const rand = seeded(seed);
-    const proxy = await startFaultProxy(minio().endpoint);
-    proxies.push(proxy);
-    const spoolPath = join(tmp(), "spool.db");
-    const prefix = uniquePrefix("crash-loop");
-    const plans: [string, FaultRule | undefined][] = [
-      ["no faults", undefined],
-      [
-        "503/500 on 30% of PUTs",
-        randomFaults(0.3, ["slowdown", "500"] as FaultAction[], { seed, kinds: ["put"] }),
-      ],
-      [
-        "dropped responses (PUT landed) on 30%",
-        randomFaults(0.3, ["drop"], { seed: seed + 1, kinds: ["put", "head"] }),
-      ],
-      [
-        "resets and stalls on 20%",
-        randomFaults(0.2, ["reset", "stall"], { seed: seed + 2, kinds: ["put", "head"] }),
-      ],
-      ["no faults", undefined],
-      [
-        "mixed 25%",
-        randomFaults(0.25, ["slowdown", "500", "reset", "drop"], {
-          seed: seed + 3,
-          kinds: ["put", "head"],
-        }),
-      ],
-    ];
-    const acked = new Set<string>();
-    let cycle = 0;
-    for (const [, rule] of plans) {
-      proxy.setRule(rule);
-      const child = spawnSpoolChild(
+  it(
+    "§4 every acknowledged id is in the bucket exactly once after a final restart and flush",
+    async () => {
+      const seed = Number(process.env.STOWAGE_CRASH_SEED ?? Date.now() % 100_000);
+      const rand = seeded(seed);
+      const proxy = await startFaultProxy(minio().endpoint);
+      proxies.push(proxy);
+      const spoolPath = join(tmp(), "spool.db");
+      const prefix = uniquePrefix("crash-loop");
+      const plans: [string, FaultRule | undefined][] = [
+        ["no faults", undefined],
+        [
+          "503/500 on 30% of PUTs",
+          randomFaults(0.3, ["slowdown", "500"] as FaultAction[], { seed, kinds: ["put"] }),
+        ],
+        [
+          "dropped responses (PUT landed) on 30%",
+          randomFaults(0.3, ["drop"], { seed: seed + 1, kinds: ["put", "head"] }),
+        ],
+        [
+          "resets and stalls on 20%",
+          randomFaults(0.2, ["reset", "stall"], { seed: seed + 2, kinds: ["put", "head"] }),
+        ],
+        ["no faults", undefined],
+        [
+          "mixed 25%",
+          randomFaults(0.25, ["slowdown", "500", "reset", "drop"], {
+            seed: seed + 3,
+            kinds: ["put", "head"],
+          }),
+        ],
+      ];
+      const acked = new Set<string>();
+      let cycle = 0;
+      for (let k = 0; k < CYCLES; k++) {
+        const [, rule] = plans[k % plans.length]!;
+        proxy.setRule(rule);
+        const child = spawnSpoolChild(
+          {
+            mode: "log",
+            spoolPath,
+            prefix,
+            endpoint: proxy.endpoint,
+            tag: `c${cycle}`,
+            inFlight: 8,
+            delivery: DELIVERY,
+          },
+          LEASE_ENV,
+        );
+        const target = 100 + Math.floor(rand() * 700);
+        await child.until(
+          () => child.acked.length >= target,
+          60_000,
+          `${target} acknowledged writes in cycle ${cycle}`,
+        );
+        await new Promise((r) => setTimeout(r, Math.floor(rand() * 400))); // kill at a random moment, mid-write/seal/upload
+        await child.kill();
+        for (const id of child.acked) acked.add(id);
+        cycle++;
+      }
+      proxy.setRule(undefined);
+      const final = spawnSpoolChild(
         {
-          mode: "log",
+          mode: "drain",
           spoolPath,
           prefix,
           endpoint: proxy.endpoint,
-          tag: `c${cycle}`,
-          inFlight: 8,
+          deadlineMs: 90_000,
           delivery: DELIVERY,
         },
         LEASE_ENV,
       );
-      const target = 100 + Math.floor(rand() * 700);
-      await child.until(
-        () => child.acked.length >= target,
-        60_000,
-        `${target} acknowledged writes in cycle ${cycle}`,
-      );
-      await new Promise((r) => setTimeout(r, Math.floor(rand() * 400))); // kill at a random moment, mid-write/seal/upload
-      await child.kill();
-      for (const id of child.acked) acked.add(id);
-      cycle++;
-    }
-    proxy.setRule(undefined);
-    const final = spawnSpoolChild(
-      {
-        mode: "drain",
-        spoolPath,
-        prefix,
-        endpoint: proxy.endpoint,
-        deadlineMs: 90_000,
-        delivery: DELIVERY,
-      },
-      LEASE_ENV,
-    );
-    expect(await exitsOnItsOwn(final, 120_000)).toBe(0);
-    const drained = final.final as { status: Record<string, number>; closed: { ok: boolean } };
-    expect(drained.status).toMatchObject({ records: 0, pending: 0, failed: 0, bytes: 0 });
-    expect(drained.closed.ok).toBe(true);
+      expect(await exitsOnItsOwn(final, 120_000)).toBe(0);
+      const drained = final.final as { status: Record<string, number>; closed: { ok: boolean } };
+      expect(drained.status).toMatchObject({ records: 0, pending: 0, failed: 0, bytes: 0 });
+      expect(drained.closed.ok).toBe(true);
 
-    const counts = await bucketCounts(prefix);
-    const missing = [...acked].filter((id) => counts.get(id) !== 1 && !counts.has(id));
-    const duplicates = [...counts].filter(([, n]) => n > 1);
-    const found = [...acked].filter((id) => counts.get(id) === 1).length;
-    console.log(
-      `crash-loop tally (seed ${seed}): cycles=${cycle} acknowledged=${acked.size} found=${found} duplicates=${duplicates.length} ` +
-        `delivered-unacknowledged=${counts.size - found} injected=${JSON.stringify(proxy.injected)}`,
-    );
-    expect(cycle).toBeGreaterThanOrEqual(5);
-    expect(missing).toEqual([]);
-    expect(duplicates).toEqual([]);
-    expect(found).toBe(acked.size);
-    expect(proxy.injected.drop + proxy.injected.slowdown + proxy.injected["500"]).toBeGreaterThan(
-      0,
-    );
-  }, 600_000);
+      const counts = await bucketCounts(prefix);
+      const missing = [...acked].filter((id) => counts.get(id) !== 1 && !counts.has(id));
+      const duplicates = [...counts].filter(([, n]) => n > 1);
+      const found = [...acked].filter((id) => counts.get(id) === 1).length;
+      console.log(
+        `crash-loop tally (seed ${seed}): cycles=${cycle} acknowledged=${acked.size} found=${found} duplicates=${duplicates.length} ` +
+          `delivered-unacknowledged=${counts.size - found} injected=${JSON.stringify(proxy.injected)}`,
+      );
+      expect(cycle).toBeGreaterThanOrEqual(5);
+      expect(missing).toEqual([]);
+      expect(duplicates).toEqual([]);
+      expect(found).toBe(acked.size);
+      expect(proxy.injected.drop + proxy.injected.slowdown + proxy.injected["500"]).toBeGreaterThan(
+        0,
+      );
+    },
+    600_000 + CYCLES * 30_000,
+  );
 });
 
 describe("§4 kill during upload", () => {

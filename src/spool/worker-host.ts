@@ -12,9 +12,18 @@ import { Worker } from "node:worker_threads";
 import { StowageError } from "../shared/errors.js";
 import type { FromWorker, SpoolWorkerConfig, ToWorker } from "./worker-protocol.js";
 
+/**
+ * Flags the worker may inherit. A worker gets the parent's execArgv by default, and some
+ * of them break it (`node --input-type=module -e …` makes every worker fail to start);
+ * the spool needs none of them except what enables `node:sqlite` and readable stacks.
+ */
+const WORKER_FLAGS = /^--(?:(?:no-)?experimental-sqlite|enable-source-maps)$/;
+
 function createWorker(cfg: SpoolWorkerConfig): Worker {
+  const execArgv = process.execArgv.filter((a) => WORKER_FLAGS.test(a));
   const compiled = new URL("./spool-worker.js", import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) return new Worker(compiled, { workerData: cfg });
+  if (existsSync(fileURLToPath(compiled)))
+    return new Worker(compiled, { workerData: cfg, execArgv });
   const source = fileURLToPath(new URL("./spool-worker.ts", import.meta.url));
   if (!existsSync(source)) {
     throw new StowageError(
@@ -26,7 +35,7 @@ function createWorker(cfg: SpoolWorkerConfig): Worker {
   // A CommonJS bootstrap (eval workers are CJS): load the TypeScript entry through jiti.
   const code = `const { createJiti } = require(${JSON.stringify(jiti)});
 createJiti(${JSON.stringify(source)}).import(${JSON.stringify(source)}).catch((err) => setImmediate(() => { throw err; }));`;
-  return new Worker(code, { eval: true, workerData: cfg });
+  return new Worker(code, { eval: true, workerData: cfg, execArgv });
 }
 
 /**
