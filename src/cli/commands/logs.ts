@@ -10,22 +10,19 @@ import { StowageError } from "../../shared/errors.js";
 import { formatBytes, parseBytes } from "../../shared/bytes.js";
 import type { LoadResult, LogRecordLike } from "../../reader/index.js";
 import type { CliIo, SetExitCode } from "../io.js";
+import {
+  addSourceFlags,
+  collect,
+  sourceOptionsFromFlags,
+  type SourceFlags,
+} from "../source-flags.js";
 
-const collect = (value: string, previous: string[]) => [...previous, value];
 const num = (n: number) => n.toLocaleString("en-US");
 
-interface LogsOptions {
+interface LogsOptions extends SourceFlags {
   source: string;
   from: string;
   to: string;
-  region?: string;
-  endpoint?: string;
-  forcePathStyle?: boolean;
-  profile?: string;
-  accessKeyEnv?: string;
-  secretKeyEnv?: string;
-  sessionTokenEnv?: string;
-  trustEndpoint: string[];
   level?: string;
   grep?: string;
   where: string[];
@@ -35,7 +32,7 @@ interface LogsOptions {
 }
 
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
-  program
+  const cmd = program
     .command("logs")
     .description(
       "read logs back from s3://bucket/prefix or file:///dir under a hard per-grant budget",
@@ -49,20 +46,8 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       "start: ISO-8601, epoch ms, now, or a duration ago (30m, 2h, 7d)",
       "1h",
     )
-    .option("--to <time>", "end, exclusive (same forms)", "now")
-    .option("--region <region>", "S3 region")
-    .option("--endpoint <url>", "S3-compatible endpoint (endpoint policy applies)")
-    .option("--force-path-style", "path-style S3 URLs (MinIO)")
-    .option("--profile <name>", "AWS shared config profile")
-    .option("--access-key-env <NAME>", "environment variable holding the access key id")
-    .option("--secret-key-env <NAME>", "environment variable holding the secret access key")
-    .option("--session-token-env <NAME>", "environment variable holding a session token")
-    .option(
-      "--trust-endpoint <host>",
-      "trust this endpoint host for this run (repeatable)",
-      collect,
-      [],
-    )
+    .option("--to <time>", "end, exclusive (same forms)", "now");
+  addSourceFlags(cmd)
     .option("--level <level>", "minimum level (trace … critical)")
     .option("--grep <text>", "case-insensitive text anywhere in the record")
     .option(
@@ -93,13 +78,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       const filter = buildFilter(opts);
       const limits = parseLimits(opts.limit);
       const source = openSource(opts.source, {
-        ...(opts.region ? { region: opts.region } : {}),
-        ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
-        ...(opts.forcePathStyle ? { forcePathStyle: true } : {}),
-        ...(opts.profile ? { profile: opts.profile } : {}),
-        ...(opts.accessKeyEnv ? { accessKeyEnv: opts.accessKeyEnv } : {}),
-        ...(opts.secretKeyEnv ? { secretKeyEnv: opts.secretKeyEnv } : {}),
-        ...(opts.sessionTokenEnv ? { sessionTokenEnv: opts.sessionTokenEnv } : {}),
+        ...sourceOptionsFromFlags(opts),
         trustedHosts: opts.trustEndpoint,
         env: io.env,
         cwd: io.cwd,

@@ -12,19 +12,10 @@ import { StowageError } from "../../shared/errors.js";
 import type { ResolvedDestination } from "../../config/destination.js";
 import type { OpenSourceOptions } from "../../reader/index.js";
 import type { CliIo, SetExitCode } from "../io.js";
+import { addSourceFlags, sourceOptionsFromFlags, type SourceFlags } from "../source-flags.js";
 
-const collect = (value: string, previous: string[]) => [...previous, value];
-
-interface StudioCliOptions {
+interface StudioCliOptions extends SourceFlags {
   source?: string;
-  region?: string;
-  endpoint?: string;
-  forcePathStyle?: boolean;
-  profile?: string;
-  accessKeyEnv?: string;
-  secretKeyEnv?: string;
-  sessionTokenEnv?: string;
-  trustEndpoint: string[];
   port: string;
   host: string;
   open: boolean;
@@ -63,22 +54,10 @@ export function destinationSource(dest: ResolvedDestination): {
   };
 }
 
-function flagOptions(opts: StudioCliOptions): OpenSourceOptions {
-  return {
-    ...(opts.region ? { region: opts.region } : {}),
-    ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
-    ...(opts.forcePathStyle ? { forcePathStyle: true } : {}),
-    ...(opts.profile ? { profile: opts.profile } : {}),
-    ...(opts.accessKeyEnv ? { accessKeyEnv: opts.accessKeyEnv } : {}),
-    ...(opts.secretKeyEnv ? { secretKeyEnv: opts.secretKeyEnv } : {}),
-    ...(opts.sessionTokenEnv ? { sessionTokenEnv: opts.sessionTokenEnv } : {}),
-  };
-}
-
 const isLoopback = (host: string) => host === "localhost" || host === "::1" || /^127\./.test(host);
 
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
-  program
+  const cmd = program
     .command("studio")
     .description(
       "the web reader: browse a project's logs in your browser under a visible per-load budget",
@@ -90,20 +69,8 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
     .option(
       "--source <url>",
       "read s3://bucket/prefix or file:///dir instead of the project's configured destination",
-    )
-    .option("--region <region>", "S3 region")
-    .option("--endpoint <url>", "S3-compatible endpoint (endpoint policy applies)")
-    .option("--force-path-style", "path-style S3 URLs (MinIO)")
-    .option("--profile <name>", "AWS shared config profile")
-    .option("--access-key-env <NAME>", "environment variable holding the access key id")
-    .option("--secret-key-env <NAME>", "environment variable holding the secret access key")
-    .option("--session-token-env <NAME>", "environment variable holding a session token")
-    .option(
-      "--trust-endpoint <host>",
-      "trust this endpoint host for this run (repeatable)",
-      collect,
-      [],
-    )
+    );
+  addSourceFlags(cmd)
     .option("--port <n>", "port to listen on (0: any free port)", "4319")
     .option("--host <host>", "address to bind", "127.0.0.1")
     .option("--no-open", "do not open a browser")
@@ -123,7 +90,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       const { loadProjectConfig, findConfigFile } = await import("../../config/index.js");
       const { startStudio } = await import("../../studio/index.js");
       const base = project ?? io.cwd;
-      const flags = flagOptions(opts);
+      const flags = sourceOptionsFromFlags(opts);
       let url: string;
       let options: OpenSourceOptions;
       let limits: Record<string, number> | undefined;
