@@ -70,10 +70,10 @@ describe("§4 two processes sharing one spool", () => {
     });
   }, 180_000);
 
-  it("§4 one is killed: the survivor adopts its records and batches after the lease; nothing lost or doubled", async () => {
+  it("§4 one is killed: the survivor adopts its unsealed records after the lease; nothing lost or doubled", async () => {
     const spoolPath = spoolFile();
     const prefix = uniquePrefix("share-kill");
-    // a never seals (no count/interval seal): everything it acknowledged is unsealed records under its owner id.
+    // a never seals (no count, bytes or interval seal): all it acknowledged stays unsealed under its owner id.
     const a = spawnSpoolChild(
       {
         mode: "log",
@@ -81,7 +81,12 @@ describe("§4 two processes sharing one spool", () => {
         prefix,
         tag: "a",
         inFlight: 8,
-        delivery: { ...DELIVERY, maxBatchRecords: 1_000_000, flushIntervalMs: 600_000 },
+        delivery: {
+          ...DELIVERY,
+          maxBatchRecords: 1_000_000,
+          maxBatchBytes: "256MiB",
+          flushIntervalMs: 600_000,
+        },
       },
       LEASE_ENV,
     );
