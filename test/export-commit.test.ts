@@ -14,6 +14,7 @@ import { validateExport } from "../src/export/validate.js";
 import { isStowageError } from "../src/shared/errors.js";
 import { openStore } from "../src/store/open-store.js";
 import type { ObjectStore } from "../src/store/object-store.js";
+import { startFaultProxy } from "./support/fault-proxy.js";
 import { minio, uniquePrefix } from "./support/minio.js";
 import { PG_URL, pgDrop, pgExec, pgTableName } from "./support/pg.js";
 
@@ -23,6 +24,7 @@ function config(
   exp: Record<string, unknown>,
   prefix: string,
   tuning: Record<string, unknown> = {},
+  endpoint = minio().endpoint,
 ): ResolvedExportConfig {
   const m = minio();
   return resolveExportConfig(
@@ -36,7 +38,7 @@ function config(
             type: "s3",
             bucket: m.bucket,
             prefix,
-            endpoint: m.endpoint,
+            endpoint,
             region: m.region,
             force_path_style: true,
             access_key_env: "MINIO_KEY",
@@ -384,6 +386,35 @@ describe("export write contract", () => {
       expect(m.chunks?.shared_snapshot).toBe(true);
     } finally {
       await pgDrop(table);
+    }
+  });
+
+  it("§7.2 a part upload that fails once is retried; one that keeps failing aborts the upload and commits nothing", async () => {
+    const isPart = (r: { method: string; query: URLSearchParams }) =>
+      r.method === "PUT" && r.query.has("partNumber");
+    let faults = 1;
+    const proxy = await startFaultProxy(minio().endpoint, (r) =>
+      isPart(r) && faults-- > 0 ? "500" : undefined,
+    );
+    try {
+      const query = `SELECT * FROM "${big}"`;
+      const prefix = uniquePrefix("retry");
+      const cfg = config({ query, format: "csv" }, prefix, { max_attempts: 3 }, proxy.endpoint);
+      const r = await runConfiguredExport(cfg, cfg.exports[0]!, { env: env() });
+      expect(proxy.injected["500"]).toBe(1);
+      expect(r.rows).toBe(120000);
+      expect((await validateExport(cfg.exports[0]!, { store, depth: "full" })).ok).toBe(true);
+
+      faults = Infinity;
+      const prefix2 = uniquePrefix("giveup");
+      const cfg2 = config({ query, format: "csv" }, prefix2, { max_attempts: 2 }, proxy.endpoint);
+      await expect(runConfiguredExport(cfg2, cfg2.exports[0]!, { env: env() })).rejects.toThrow(
+        /export "orders": /,
+      );
+      expect(await store.listMultipartUploads(`${prefix2}/`)).toEqual([]);
+      expect((await store.list({ prefix: `${prefix2}/` })).entries).toEqual([]);
+    } finally {
+      await proxy.close();
     }
   });
 

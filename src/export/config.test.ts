@@ -37,7 +37,7 @@ describe("export config (§7.1)", () => {
       parallel: 1,
       prefixTemplate: "exports/orders",
     });
-    expect(cfg.tuning).toMatchObject({ batchSize: 10000, partSize: 8 * 1024 * 1024, queueSize: 4 });
+    expect(cfg.tuning).toMatchObject({ batchSize: 2000, partSize: 8 * 1024 * 1024, queueSize: 4 });
   });
 
   it("§7.1 unknown keys name the closest valid key, at any depth", () => {

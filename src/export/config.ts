@@ -144,7 +144,7 @@ export function resolveExportConfig(
   const source = resolveSource(data.source, options.env, file);
   const t = data.tuning ?? {};
   const tuning: ResolvedTuning = {
-    batchSize: t.batchSize ?? 10_000,
+    batchSize: t.batchSize ?? 2_000,
     partSize: parseBytes(t.partSize ?? "8MiB", `${file}: tuning.part_size`),
     queueSize: t.queueSize ?? 4,
     rowGroupRows: t.rowGroupSize ?? 50_000,
