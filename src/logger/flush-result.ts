@@ -1,48 +1,10 @@
 /** The FlushResult shape (SPEC §3.2): what flush()/close() report, per destination. */
-import type { DeliveryFailure } from "../delivery/sealed-batch.js";
+import type { DestinationResult } from "../delivery/sink.js";
 
-export interface RejectedCounts {
-  /** Records over `maxRecordBytes` (including the newline). */
-  oversized: number;
-  /** Records refused because `maxQueueBytes` was reached. */
-  queueFull: number;
-  /** Records refused because `maxSpoolBytes` was reached (sqlite buffer). */
-  spoolFull: number;
-}
-
-export interface DestinationResult {
-  kind: "s3" | "local";
-  /** No latched failure and nothing pending. */
-  ok: boolean;
-  /** Records confirmed in the bucket since the logger was created. */
-  delivered: number;
-  /** Accepted records not yet delivered or failed. */
-  pending: number;
-  /** Objects written (or confirmed existing after an ambiguous success). */
-  objects: number;
-  rejected: RejectedCounts;
-  /** The latch: set by the first permanent failure or exhausted batch; never cleared. */
-  failure: DeliveryFailure | null;
-}
+export type { DestinationResult, RejectedCounts, Sink } from "../delivery/sink.js";
 
 export interface FlushResult {
   ok: boolean;
   timedOut: boolean;
   destinations: Record<string, DestinationResult>;
-}
-
-/** What the logger needs from a destination pipeline (memory or sqlite buffer). */
-export interface Sink {
-  readonly kind: "s3" | "local";
-  /**
-   * Accepts one serialised record (no newline). Returns null when accepted, or
-   * the rejection reason (already counted). Never throws, never does I/O inline.
-   */
-  accept(line: string, timestampMs: number): keyof RejectedCounts | "closed" | null;
-  /** Like accept, but resolves when the record is durable in the buffer (sqlite: committed). */
-  acceptDurable(line: string, timestampMs: number): Promise<keyof RejectedCounts | "closed" | null>;
-  /** Seals open batches and waits for delivery, failure, a pause, or the timeout. Never rejects. */
-  flush(timeoutMs: number | undefined): Promise<{ result: DestinationResult; timedOut: boolean }>;
-  /** flush, then release timers, sockets and workers. */
-  close(timeoutMs: number | undefined): Promise<{ result: DestinationResult; timedOut: boolean }>;
 }

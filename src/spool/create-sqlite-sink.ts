@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Env } from "../config/env.js";
 import type { ResolvedDelivery, ResolvedLoggerConfig } from "../config/logger-config.js";
-import type { Sink } from "../logger/flush-result.js";
+import type { Sink } from "../delivery/sink.js";
 import { StowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { SqliteSink } from "./sqlite-sink.js";

@@ -8,7 +8,7 @@
  */
 import type { Dispatcher } from "../delivery/dispatcher.js";
 import type { DeliveryFailure } from "../delivery/sealed-batch.js";
-import type { DestinationResult, RejectedCounts } from "../logger/flush-result.js";
+import type { DestinationResult, RejectedCounts } from "../delivery/sink.js";
 import { StowageError } from "../shared/errors.js";
 import type { WireError } from "./worker-protocol.js";
 

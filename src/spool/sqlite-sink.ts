@@ -14,7 +14,7 @@
 import { MAX_EPOCH_MS, objectMetadata } from "../batch/object-key.js";
 import { Dispatcher } from "../delivery/dispatcher.js";
 import type { DeliveryFailure, SealedBatch } from "../delivery/sealed-batch.js";
-import type { DestinationResult, RejectedCounts, Sink } from "../logger/flush-result.js";
+import type { DestinationResult, RejectedCounts, Sink } from "../delivery/sink.js";
 import { StowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { SinkState, type Reason } from "./sink-state.js";
