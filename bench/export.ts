@@ -12,7 +12,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import pg from "pg";
@@ -172,6 +172,7 @@ async function main(): Promise<void> {
           `${(copy / r.seconds).toFixed(2)}×`,
           r.seconds.toFixed(1),
           r.cpuSeconds.toFixed(1),
+          Math.round(n / r.cpuSeconds).toLocaleString("en-US"),
           r.maxRssMb.toFixed(0),
           (r.bytes / 1e6).toFixed(0),
         ]);
@@ -194,6 +195,7 @@ async function main(): Promise<void> {
     "vs \\copy",
     "wall s",
     "cpu s",
+    "rows/cpu-s",
     "peak RSS MB",
     "object MB",
   ];
@@ -204,7 +206,10 @@ async function main(): Promise<void> {
     `\n${line(head)}\n${widths.map((w) => "-".repeat(w)).join("  ")}\n${rows.map(line).join("\n")}`,
   );
   console.log(
-    "\nvs \\copy = stowage rows/s ÷ psql \\copy rows/s (same table, same run; \\copy writes to /dev/null, stowage to MinIO).",
+    "\nvs \\copy = stowage rows/s ÷ psql \\copy rows/s (same table, same run; \\copy writes to /dev/null, stowage to MinIO)." +
+      `\nrows/cpu-s = rows ÷ the export process's own CPU time (steadier than wall time on a busy machine); load average now ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}.`,
   );
 }
 
