@@ -20,7 +20,9 @@ import { startFaultProxy } from "../test/support/fault-proxy.js";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} needs a positive whole number`);
+  return v;
 };
 const E2E_RECORDS = arg("records", 300_000);
 const HOT_CALLS = 200_000;

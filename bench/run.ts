@@ -9,12 +9,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2).filter((a) => !a.startsWith("-"));
-const passThrough = process.argv.slice(2).filter((a) => a.startsWith("-"));
-const files = readdirSync(here)
+const all = readdirSync(here)
   .filter((f) => f.endsWith(".ts") && f !== "run.ts" && !f.startsWith("_"))
-  .filter((f) => only.length === 0 || only.includes(f.replace(/\.ts$/, "")))
+  .map((f) => f.replace(/\.ts$/, ""))
   .sort();
+// Bare words naming a benchmark select it; everything else goes to each benchmark.
+const args = process.argv.slice(2);
+const only = args.filter((a) => all.includes(a));
+const passThrough = args.filter((a) => !all.includes(a));
+const files = all.filter((f) => only.length === 0 || only.includes(f)).map((f) => `${f}.ts`);
 
 let failed = 0;
 for (const f of files) {
