@@ -5,7 +5,7 @@
  * per-export mode/format/compression/size rules, destinations (§2.1–§2.3)
  * and the one-dataset-per-prefix rule.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { parseDestination, type ResolvedDestination } from "../config/destination.js";
 import type { Env } from "../config/env.js";
 import { configErrorMap, configIssuesError } from "../config/issues.js";
@@ -19,56 +19,9 @@ import {
   type Compression,
   type FormatName,
 } from "./formats/format.js";
+import { exportFileSchema as fileSchema, type exportSchema } from "./config-schema.js";
 import { resolvePrefix } from "./naming.js";
 import type { SourceType } from "./sources/source.js";
-
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-const size = z.union([z.number().int().nonnegative(), z.string().min(1)]);
-const posInt = z.number().int().min(1);
-
-const exportSchema = z.strictObject({
-  name: z.string().refine((v) => NAME.test(v), {
-    message:
-      "must be filename-safe: letters, digits, `.`, `_`, `-` (at most 100, not starting with `.`/`-`/`_`)",
-  }),
-  query: z.string().min(1).optional(),
-  table: z.string().min(1).optional(),
-  mode: z.enum(["full", "incremental", "chunked"]).default("full"),
-  cursorColumn: z.string().min(1).optional(),
-  chunkColumn: z.string().min(1).optional(),
-  chunkSize: posInt.optional(),
-  parallel: z.number().int().min(1).max(32).optional(),
-  format: z.enum(["parquet", "csv", "ndjson"]).default("parquet"),
-  compression: z.enum(["zstd", "snappy", "gzip", "none"]).optional(),
-  maxFileSize: size.optional(),
-  destination: z.unknown().optional(),
-});
-
-const fileSchema = z.strictObject({
-  source: z.strictObject({
-    type: z.enum(["postgres", "mysql", "sqlite"]),
-    url: z.string().min(1).optional(),
-    urlEnv: z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be the NAME of an environment variable" })
-      .optional(),
-    path: z.string().min(1).optional(),
-  }),
-  exports: z.array(exportSchema).min(1),
-  destination: z.unknown().optional(),
-  tuning: z
-    .strictObject({
-      batchSize: posInt.max(1_000_000).optional(),
-      partSize: size.optional(),
-      queueSize: posInt.max(64).optional(),
-      rowGroupSize: posInt.optional(),
-      rowGroupBytes: size.optional(),
-      maxAttempts: posInt.max(20).optional(),
-      connectTimeoutMs: posInt.optional(),
-      requestTimeoutMs: posInt.optional(),
-    })
-    .optional(),
-});
 
 export interface ResolvedTuning {
   batchSize: number;
