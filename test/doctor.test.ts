@@ -1,5 +1,4 @@
 // `stowage doctor` (SPEC §2.5) end to end: the real CLI binary against a real MinIO.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,30 +6,15 @@ import { afterAll, describe, expect, it } from "vitest";
 import { S3Store } from "../src/store/s3-store.js";
 import { freePort } from "./support/minio-server.js";
 import { freshBucket, minio, uniquePrefix } from "./support/minio.js";
+import { runStowage, type CliRun } from "./support/cli.js";
 
-const BIN = join(import.meta.dirname, "../bin/stowage.js");
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 function stowage(args: string[], env: Record<string, string>, cwd: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: cwd, ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return runStowage(args, { env, cwd });
 }
 
 /** Writes a YAML config using MinIO credentials through access_key_env/secret_key_env. */

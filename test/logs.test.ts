@@ -1,5 +1,4 @@
 /** `stowage logs` end to end (§5.6): the built CLI as a child process, against MinIO and a local-directory tree. */
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,37 +8,15 @@ import { S3Store } from "../src/store/s3-store.js";
 import { LocalStore } from "../src/store/local-store.js";
 import { minio, uniquePrefix } from "./support/minio.js";
 import { spreadRecords, writeV1, type FixtureRecord } from "./reader-fixtures.js";
+import { runStowage, type CliRun } from "./support/cli.js";
 
-const BIN = join(import.meta.dirname, "..", "bin", "stowage.js");
 const H = 3_600_000;
 let home: string;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      // A clean environment: no AWS profile or metadata lookups from the machine running the tests.
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: home,
-        AWS_EC2_METADATA_DISABLED: "true",
-        NODE_NO_WARNINGS: "1",
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return runStowage(args, { home, env: { NODE_NO_WARNINGS: "1", ...env } });
 }
 
 const ndjson = (s: string) =>

@@ -1,6 +1,5 @@
 // `stowage policy` (SPEC §1) checked for real: MinIO's STS AssumeRole grants temporary credentials
 // limited by exactly the printed policy, and `stowage doctor` runs with them.
-import { spawn } from "node:child_process";
 import { createHash, createHmac } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,28 +8,13 @@ import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, describe, expect, it } from "vitest";
 import { S3Store } from "../src/store/s3-store.js";
 import { minio, uniquePrefix } from "./support/minio.js";
+import { runStowage, type CliRun } from "./support/cli.js";
 
-const BIN = join(import.meta.dirname, "../bin/stowage.js");
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function stowage(
-  args: string[],
-  env: Record<string, string>,
-  cwd: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: cwd, ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function stowage(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
+  return runStowage(args, { env, cwd });
 }
 
 type Bytes = string | ArrayBuffer | ArrayBufferView;

@@ -6,27 +6,13 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildBatch } from "../src/spool/spool.contract.js";
 import { SqliteSpool } from "../src/spool/sqlite-spool.js";
+import { runStowage, type CliRun } from "./support/cli.js";
 
-const BIN = join(import.meta.dirname, "../bin/stowage.js");
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function stowage(
-  args: string[],
-  cwd: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { ...process.env, HOME: cwd },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function stowage(args: string[], cwd: string): Promise<CliRun> {
+  return runStowage(args, { cwd, base: "inherit" });
 }
 
 /** A spool with 3 unsealed records, one pending batch (2 records) and one failed batch (4 records). */

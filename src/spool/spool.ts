@@ -11,6 +11,7 @@
  * leased → pending on release or lease expiry (expiry is implicit: an expired
  * lease is claimable); failed → pending only through retryFailed().
  */
+import type { SealedBatch } from "../delivery/sealed-batch.js";
 
 /** One accepted record as stored: its redacted JSON line (no newline) and event time. */
 export interface SpoolRecordInput {
@@ -23,16 +24,13 @@ export interface SpoolRecord extends SpoolRecordInput {
   id: number;
 }
 
-/** A sealed batch: one future object, with its final key and compressed bytes. */
-export interface SpoolBatchInput {
+/**
+ * A sealed batch: one future object, with its final key and compressed bytes —
+ * a SealedBatch (metadata is derived from the counts) plus its batch id.
+ */
+export interface SpoolBatchInput extends Omit<SealedBatch, "metadata"> {
   /** Batch id (the ULID inside the key). */
   id: string;
-  key: string;
-  body: Uint8Array;
-  records: number;
-  decodedBytes: number;
-  minMs: number;
-  maxMs: number;
 }
 
 export type BatchState = "pending" | "leased" | "failed";

@@ -3,7 +3,7 @@
  * main → worker message that expects an answer carries a sequence number; the
  * worker answers in order (one MessagePort, FIFO).
  */
-import type { BatchFailure } from "./spool.js";
+import type { BatchFailure, SpoolBatchInput } from "./spool.js";
 
 /** workerData of the spool worker. */
 export interface SpoolWorkerConfig {
@@ -36,16 +36,8 @@ export type ToWorker =
   /** Release leases, close the database; answered by "closed". */
   | { t: "close" };
 
-/** A leased batch handed to the main thread for upload. */
-export interface WireBatch {
-  id: string;
-  key: string;
-  body: Uint8Array;
-  records: number;
-  decodedBytes: number;
-  minMs: number;
-  maxMs: number;
-}
+/** A leased batch handed to the main thread for upload: the stored batch, as is. */
+export type WireBatch = SpoolBatchInput;
 
 export interface WireError {
   code: string;

@@ -45,26 +45,7 @@ const THROTTLE_CODES = new Set([
   "TooManyRequests",
   "RequestLimitExceeded",
 ]);
-const RETRYABLE_CODES = new Set([
-  "RequestTimeout",
-  "RequestTimeoutException",
-  "InternalError",
-  "ServiceUnavailable",
-  "ConditionalRequestConflict",
-  "TimeoutError",
-  "ECONNRESET",
-  "ECONNREFUSED",
-  "ETIMEDOUT",
-  "EPIPE",
-  "EAI_AGAIN",
-  "ENOTFOUND",
-  "ECONNABORTED",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_SOCKET",
-  "NetworkingError",
-  "AttemptTimeout",
-]);
+/** No answer from the server: transport failures and our per-attempt timeout. */
 const CONNECTIVITY_CODES = new Set([
   "ECONNRESET",
   "ECONNREFUSED",
@@ -79,6 +60,15 @@ const CONNECTIVITY_CODES = new Set([
   "NetworkingError",
   "TimeoutError",
   "AttemptTimeout",
+]);
+/** Answers worth another attempt with the same bytes (SPEC §3.5), plus every connectivity failure. */
+const RETRYABLE_CODES = new Set([
+  "RequestTimeout",
+  "RequestTimeoutException",
+  "InternalError",
+  "ServiceUnavailable",
+  "ConditionalRequestConflict",
+  ...CONNECTIVITY_CODES,
 ]);
 
 interface ErrorLike {
