@@ -3,9 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { S3Store } from "../src/store/s3-store.js";
 import { freePort } from "./support/minio-server.js";
-import { freshBucket, minio, uniquePrefix } from "./support/minio.js";
+import { freshBucket, minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { runStowage, type CliRun } from "./support/cli.js";
 
 const dirs: string[] = [];
@@ -76,13 +75,7 @@ describe("§2.5 stowage doctor against MinIO", () => {
     }
     expect(run.stdout.trimEnd().endsWith("All checks passed.")).toBe(true);
     noSecret(run, m.secretAccessKey);
-    const store = new S3Store({
-      bucket: m.bucket,
-      region: m.region,
-      endpoint: m.endpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-    });
+    const store = minioStore();
     try {
       expect((await store.list({ prefix: `${prefix}/` })).entries).toEqual([]);
     } finally {

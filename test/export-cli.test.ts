@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { run as runCli } from "../src/cli/main.js";
 import { isStowageError } from "../src/shared/errors.js";
 import { S3Store } from "../src/store/s3-store.js";
-import { minio, uniquePrefix } from "./support/minio.js";
+import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { PG_URL, pgExec } from "./support/pg.js";
 import { MYSQL_URL, mysqlExec } from "./support/mysql.js";
 
@@ -114,14 +114,7 @@ const SLOW_QUERY =
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "stowage-export-cli-"));
-  const m = minio();
-  store = new S3Store({
-    bucket: m.bucket,
-    endpoint: m.endpoint,
-    region: m.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-  });
+  store = minioStore();
 });
 afterAll(() => {
   store.close();

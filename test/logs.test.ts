@@ -4,9 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { S3Store } from "../src/store/s3-store.js";
 import { LocalStore } from "../src/store/local-store.js";
-import { minio, uniquePrefix } from "./support/minio.js";
+import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { spreadRecords, writeV1, type FixtureRecord } from "./reader-fixtures.js";
 import { runStowage, type CliRun } from "./support/cli.js";
 
@@ -55,13 +54,7 @@ describe("§5.6 stowage logs against MinIO", () => {
 
   beforeAll(async () => {
     prefix = uniquePrefix("cli");
-    const store = new S3Store({
-      bucket: m().bucket,
-      region: m().region,
-      endpoint: m().endpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: m().accessKeyId, secretAccessKey: m().secretAccessKey },
-    });
+    const store = minioStore();
     records = spreadRecords(now - 3 * H, now - 60_000, 240);
     await writeV1(store, prefix, records, 20);
     store.close();

@@ -6,8 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, describe, expect, it } from "vitest";
-import { S3Store } from "../src/store/s3-store.js";
-import { minio, uniquePrefix } from "./support/minio.js";
+import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { runStowage, type CliRun } from "./support/cli.js";
 
 const dirs: string[] = [];
@@ -179,7 +178,6 @@ describe("§1 stowage policy", () => {
   });
 
   it("§2.5 a role that may not delete: cleanup fails and names the leftover probe keys", async () => {
-    const m = minio();
     const prefix = uniquePrefix("policy-nodelete");
     const { dir, file } = project(prefix);
     const writer = await policyFor(file, dir, "writer");
@@ -192,13 +190,7 @@ describe("§1 stowage policy", () => {
     expect(run.stdout).toMatch(
       /\[FAIL\] Cleanup \(DeleteObject\) -- auth error: could not delete the probe; left behind: /,
     );
-    const store = new S3Store({
-      bucket: m.bucket,
-      region: m.region,
-      endpoint: m.endpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-    });
+    const store = minioStore();
     try {
       const left = (await store.list({ prefix: `${prefix}/.stowage-doctor/` })).entries.map(
         (e) => e.key,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSource } from "../src/reader/index.js";
 import type { GrantLimits, LimitName, Source } from "../src/reader/index.js";
 import { S3Store } from "../src/store/s3-store.js";
-import { minio, uniquePrefix } from "./support/minio.js";
+import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { startCountingProxy, type CountingProxy } from "./support/counting-proxy.js";
 import { spreadRecords, writeV1, type WrittenObject } from "./reader-fixtures.js";
 
@@ -18,14 +18,7 @@ const sources: Source[] = [];
 
 beforeAll(async () => {
   proxy = await startCountingProxy(minio().endpoint);
-  const m = minio();
-  store = new S3Store({
-    bucket: m.bucket,
-    region: m.region,
-    endpoint: proxy.url,
-    forcePathStyle: true,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-  });
+  store = minioStore({ endpoint: proxy.url });
   prefix = uniquePrefix("limits");
   objects = await writeV1(store, prefix, spreadRecords(RANGE.from, RANGE.to, 200), 10); // 20 objects, 5 per hour
 });
@@ -131,13 +124,9 @@ describe("§5.2 retries count against the LIST and GET allowances", () => {
   });
 
   it("§5.2 a permanent error (wrong secret) fails the load with a specific message and a doctor hint, without the secret", async () => {
-    const m = minio();
-    const bad = new S3Store({
-      bucket: m.bucket,
-      region: m.region,
+    const bad = minioStore({
       endpoint: proxy.url,
-      forcePathStyle: true,
-      credentials: { accessKeyId: m.accessKeyId, secretAccessKey: "not-the-secret-123" },
+      credentials: { accessKeyId: minio().accessKeyId, secretAccessKey: "not-the-secret-123" },
     });
     const s = createSource(bad, { prefix });
     const err = (await s

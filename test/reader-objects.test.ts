@@ -10,7 +10,7 @@ import { createSource, openSource } from "../src/reader/index.js";
 import type { Source } from "../src/reader/index.js";
 import { S3Store } from "../src/store/s3-store.js";
 import { LocalStore } from "../src/store/local-store.js";
-import { minio, uniquePrefix } from "./support/minio.js";
+import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { startCountingProxy, type CountingProxy } from "./support/counting-proxy.js";
 import { putBatch, putRaw, spreadRecords, v1Key, writeV1 } from "./reader-fixtures.js";
 
@@ -23,15 +23,7 @@ const sources: Source[] = [];
 
 beforeAll(async () => {
   proxy = await startCountingProxy(minio().endpoint);
-  const m = minio();
-  store = new S3Store({
-    bucket: m.bucket,
-    region: m.region,
-    endpoint: proxy.url,
-    forcePathStyle: true,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-    requestTimeoutMs: 60_000,
-  });
+  store = minioStore({ endpoint: proxy.url, requestTimeoutMs: 60_000 });
 });
 afterAll(async () => {
   sources.forEach((s) => s.close());

@@ -4,7 +4,7 @@ import { createSource, openSource } from "../src/reader/index.js";
 import type { LoadResult, Source } from "../src/reader/index.js";
 import { S3Store } from "../src/store/s3-store.js";
 import { isStowageError } from "../src/shared/errors.js";
-import { minio, uniquePrefix } from "./support/minio.js";
+import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { startCountingProxy, type CountingProxy } from "./support/counting-proxy.js";
 import { spreadRecords, writeV1 } from "./reader-fixtures.js";
 
@@ -16,14 +16,7 @@ const sources: Source[] = [];
 
 beforeAll(async () => {
   proxy = await startCountingProxy(minio().endpoint);
-  const m = minio();
-  store = new S3Store({
-    bucket: m.bucket,
-    region: m.region,
-    endpoint: proxy.url,
-    forcePathStyle: true,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-  });
+  store = minioStore({ endpoint: proxy.url });
 });
 afterAll(async () => {
   sources.forEach((s) => s.close());

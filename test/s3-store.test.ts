@@ -2,19 +2,11 @@ import { afterAll, expect, it } from "vitest";
 import { S3Store } from "../src/store/s3-store.js";
 import { classifyError } from "../src/store/classify-error.js";
 import { runObjectStoreContract } from "../src/store/object-store.contract.js";
-import { minio, uniquePrefix } from "./support/minio.js";
+import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 
 const stores: S3Store[] = [];
 function s3(overrides: Partial<ConstructorParameters<typeof S3Store>[0]> = {}): S3Store {
-  const m = minio();
-  const store = new S3Store({
-    bucket: m.bucket,
-    region: m.region,
-    endpoint: m.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-    ...overrides,
-  });
+  const store = minioStore(overrides);
   stores.push(store);
   return store;
 }

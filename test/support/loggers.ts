@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { S3Store } from "../../src/store/s3-store.js";
 import { LocalStore } from "../../src/store/local-store.js";
-import { minio } from "./minio.js";
+import { minio, minioStore } from "./minio.js";
 
 type Delivery = Record<string, unknown>;
 
@@ -35,15 +35,7 @@ export function s3Config(
 
 /** A direct S3Store on the test MinIO, for reading back. */
 export function s3Reader(bucket = minio().bucket): S3Store {
-  const m = minio();
-  return new S3Store({
-    bucket,
-    region: m.region,
-    endpoint: m.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-    maxAttempts: 3,
-  });
+  return minioStore({ bucket, maxAttempts: 3 });
 }
 
 export function localConfig(delivery: Delivery = {}) {

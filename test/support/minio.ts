@@ -2,6 +2,7 @@
 import { inject } from "vitest";
 import { randomBytes } from "node:crypto";
 import { createBuckets, type MinioInfo } from "./minio-server.js";
+import { S3Store, type S3StoreOptions } from "../../src/store/s3-store.js";
 
 export function minio(): MinioInfo {
   return inject("minio");
@@ -17,4 +18,20 @@ export async function freshBucket(name = "b"): Promise<string> {
   const bucket = `${name}-${randomBytes(5).toString("hex")}`.toLowerCase();
   await createBuckets(minio(), [bucket]);
   return bucket;
+}
+
+/**
+ * An S3Store on the run's MinIO (path style, root credentials); `overrides` change
+ * the bucket, the endpoint (e.g. a proxy in front of MinIO), timeouts, or credentials.
+ */
+export function minioStore(overrides: Partial<S3StoreOptions> = {}): S3Store {
+  const m = minio();
+  return new S3Store({
+    bucket: m.bucket,
+    region: m.region,
+    endpoint: m.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+    ...overrides,
+  });
 }
