@@ -34,3 +34,25 @@ it("§3.4 local store: concurrent exclusive creates of one key — exactly one w
   );
   expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
 });
+
+it("§3.4 local store: deleting the last key of a folder removes the empty folders (like S3 prefixes)", async () => {
+  const r = mkdtempSync(join(tmpdir(), "stowage-local-"));
+  const store = new LocalStore({ root: r });
+  await store.put("a/b/c/one", "1");
+  await store.put("a/two", "2");
+  await store.delete("a/b/c/one");
+  expect(await readdir(join(r, "a"))).toEqual([".two.stowage-meta", "two"]);
+  await store.delete("a/two");
+  expect((await readdir(r)).filter((n) => n !== ".stowage-tmp")).toEqual([]);
+  // Puts and deletes racing in one folder never lose a put.
+  await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      i % 2
+        ? store.put(`x/y/k${i}`, "v", { ifNoneMatch: "*" })
+        : store.put(`x/y/d${i}`, "v").then(() => store.delete(`x/y/d${i}`)),
+    ),
+  );
+  const keys = (await store.list({ prefix: "x/" })).entries.map((e) => e.key);
+  expect(keys).toHaveLength(20);
+  expect(keys.every((k) => /^x\/y\/k\d+$/.test(k))).toBe(true);
+});

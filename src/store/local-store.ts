@@ -24,12 +24,13 @@ import {
   readdir,
   readFile,
   rename,
+  rmdir,
   rm,
   stat,
   unlink,
   writeFile,
 } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { StowageError } from "../shared/errors.js";
 import { randomHex } from "../shared/ids.js";
 import { throwIfAborted } from "../shared/abort.js";
@@ -150,19 +151,19 @@ export class LocalStore implements ObjectStore {
     const tmpMeta = await this.tmpFile(JSON.stringify(sidecar));
     try {
       throwIfAborted(options.signal);
-      await mkdir(dirname(path), { recursive: true });
+      const dir = dirname(path);
       if (options.ifNoneMatch === "*") {
         try {
-          await link(tmpMeta, this.sidecarOf(path));
+          await inDir(dir, () => link(tmpMeta, this.sidecarOf(path)));
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code === "EEXIST")
             throw new StowageError("exists", `${key} already exists`);
           throw err;
         }
-        await link(tmpData, path);
+        await inDir(dir, () => link(tmpData, path));
       } else {
-        await rename(tmpMeta, this.sidecarOf(path));
-        await rename(tmpData, path);
+        await inDir(dir, () => rename(tmpMeta, this.sidecarOf(path)));
+        await inDir(dir, () => rename(tmpData, path));
       }
       return { etag: sidecar.etag };
     } catch (err) {
@@ -305,6 +306,19 @@ export class LocalStore implements ObjectStore {
         throw new StowageError("storage", `DELETE ${key}: ${err.message}`, { cause: err });
     });
     await rm(this.sidecarOf(path), { force: true });
+    await this.pruneEmptyDirs(dirname(path));
+  }
+
+  /** Removes now-empty folders up to the root: like S3, a prefix exists only while it holds keys. */
+  private async pruneEmptyDirs(dir: string): Promise<void> {
+    const root = resolve(this.root);
+    for (let d = resolve(dir); d.startsWith(root + sep) && d !== root; d = dirname(d)) {
+      try {
+        await rmdir(d);
+      } catch {
+        return; // not empty (or already gone): stop
+      }
+    }
   }
 
   private mpuDir(upload: MultipartUpload): string {
@@ -415,4 +429,19 @@ export class LocalStore implements ObjectStore {
   }
 
   close(): void {}
+}
+
+/**
+ * Runs a link/rename into `dir`, creating it first; if a concurrent delete pruned
+ * the folder in between (ENOENT), creates it again and retries.
+ */
+async function inDir<T>(dir: string, op: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    await mkdir(dir, { recursive: true });
+    try {
+      return await op();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 5) throw err;
+    }
+  }
 }
