@@ -6,13 +6,22 @@
  *   download allowance) when it is SENT, so the grant's limits hold;
  * - only the response headers and the socket's first bytes wait; the body is still
  *   read by the bounded decoder, in walk order;
- * - a GET ahead that the grant does not reach is dropped when the grant ends
- *   (its attempt stays counted: it was a real request; its reservation is returned).
+ * - a GET is never paid twice: one the grant's walk does not reach is FINISHED when
+ *   the grant stops — its body is decoded into the immutable object cache (key + ETag),
+ *   adding no record to the answer and charging no records, while its download stays
+ *   within the bytes reserved for it and its decoding within the grant's remaining
+ *   decoded allowance — so the next grant reads it from the cache with no request.
+ *   Nothing is held across grants (no socket waits for a `more()` that may never come);
+ * - when finishing cannot fit (cache disabled or too small for the object, decoded
+ *   allowance left too small, aborted or failed grant, failed body) the GET is
+ *   dropped: its attempt stays counted, its reservation is returned, the next grant
+ *   GETs the object again. This is the only repeat, and it is bounded by the allowances.
  */
 import type { GetResult, ObjectStore } from "../store/object-store.js";
 import type { Grant } from "./grant.js";
+import { META } from "../batch/object-key.js";
 import { OBJECT_MAX_COMPRESSED_BYTES } from "./limits.js";
-import type { ObjectTarget } from "./object-reader.js";
+import { decodeObject, type ObjectTarget, type ReadContext } from "./object-reader.js";
 
 export interface AheadGet {
   /** Never rejects: the response, or the error to handle as the first attempt's. */
@@ -58,4 +67,34 @@ export async function dropAhead(ahead: AheadGet, grant: Grant): Promise<void> {
     out.res.body.on("error", () => {});
     out.res.body.destroy();
   }
+}
+
+/**
+ * Finishes a GET ahead that its grant stopped before reaching: decodes the whole body
+ * into the cache under the grant's remaining allowances (no records charged or returned),
+ * or drops it when that cannot fit. Never throws.
+ * @example for (const obj of unreached) await finishAhead(ctx, obj, obj.ahead);
+ */
+export async function finishAhead(
+  ctx: ReadContext,
+  target: ObjectTarget,
+  ahead: AheadGet,
+): Promise<void> {
+  const { grant, cache } = ctx;
+  grant.release(ahead.reserved);
+  const out = await ahead.settled;
+  if (!("res" in out)) return;
+  const size = Number(out.res.metadata[META.decodedBytes]);
+  const known = Number.isFinite(size);
+  if (
+    !cache.enabled ||
+    cache.get(target.key, target.etag) ||
+    (known && (!cache.accepts(size) || size > grant.remaining("decodedBytes")))
+  ) {
+    out.res.body.destroy();
+    return;
+  }
+  // Reads within the bytes just released (the listed size); stops at the decoded allowance.
+  await decodeObject(ctx, target, Number.POSITIVE_INFINITY, out.res).catch(() => undefined);
+  if (!out.res.body.destroyed) out.res.body.destroy();
 }

@@ -15,7 +15,7 @@ import { isStowageError } from "../shared/errors.js";
 import { sleep } from "../shared/abort.js";
 import { META, FORMAT_VERSION_VALUE } from "../batch/object-key.js";
 import { gunzipLines, type GunzipOutcome } from "./bounded-gunzip.js";
-import { dropAhead, type AheadGet } from "./get-ahead.js";
+import type { AheadGet } from "./get-ahead.js";
 import type { Allowance, Grant } from "./grant.js";
 import type { ObjectCache } from "./object-cache.js";
 import { OBJECT_MAX_COMPRESSED_BYTES, OBJECT_MAX_DECODED_BYTES } from "./limits.js";
@@ -65,9 +65,8 @@ export async function readObject(
   ahead?: AheadGet,
 ): Promise<ObjectOutcome> {
   const { grant } = ctx;
-  const hit = ctx.cache.get(target.key, target.etag);
-  if (hit && ahead) await dropAhead(ahead, grant);
-  else if (ahead) grant.release(ahead.reserved);
+  const hit = ahead ? undefined : ctx.cache.get(target.key, target.etag); // callers drop `ahead` on a hit
+  if (ahead) grant.release(ahead.reserved);
   if (hit) {
     grant.stats.objectsCached++;
     return takeRecords(grant, hit.lines, startLine, hit.problem, true);
@@ -128,8 +127,11 @@ function unwrap(out: { res: GetResult } | { err: unknown }): GetResult {
   return out.res;
 }
 
-/** One GET response: metadata checks, then the streamed decode. Network failures throw (retried by the caller). */
-async function decodeObject(
+/**
+ * One GET response: metadata checks, then the streamed decode. Network failures throw (retried by the caller).
+ * A `startLine` past the end (Infinity) returns no lines and charges no records: the object only fills the cache.
+ */
+export async function decodeObject(
   ctx: ReadContext,
   target: ObjectTarget,
   startLine: number,

@@ -8,17 +8,19 @@
  *   only moves forward, so load + more… return every record once, none skipped;
  * - work sent ahead (LISTs of later hours, GETs of the next objects, at most
  *   `concurrency` of each) is charged when sent and settled before the grant
- *   returns, so a result's stats hold everything its grant cost;
+ *   returns, so a result's stats hold everything its grant cost; GETs the grant
+ *   did not reach are finished into the object cache (get-ahead.ts), so the next
+ *   grant does not pay for them again;
  * - at most `maxGrants` grants per session; `load()` starts the session over;
  * - calls are serialised: a `more()` issued during a `load()` runs after it.
  */
 import type { ObjectStore } from "../store/object-store.js";
 import { throwIfAborted } from "../shared/abort.js";
-import { dropAhead, startAhead } from "./get-ahead.js";
+import { dropAhead, finishAhead, startAhead, type AheadGet } from "./get-ahead.js";
 import { emptyStats, Grant, type SessionStats } from "./grant.js";
 import { HourWalk, type WalkEnv } from "./hour-walk.js";
 import type { ObjectCache } from "./object-cache.js";
-import { readObject } from "./object-reader.js";
+import { readObject, type ObjectTarget, type ReadContext } from "./object-reader.js";
 import { resolveLimits } from "./limits.js";
 import { parseLines } from "./parse-records.js";
 import type { LogRecordLike } from "./record-like.js";
@@ -127,6 +129,7 @@ export class QuerySession implements ReaderSession {
       onSkipped: (s) => void skipped.push(s),
     };
     const ahead = this.ctx.concurrency - 1;
+    let ended = false;
     try {
       while (!this.done && grant.stoppedBy === null) {
         throwIfAborted(signal);
@@ -158,8 +161,12 @@ export class QuerySession implements ReaderSession {
           this.getAhead(store, grant, ahead);
           walk.listAhead(ahead, env);
         }
-        const taken = target.ahead;
+        let taken = target.ahead;
         delete target.ahead;
+        if (taken && this.ctx.cache.get(target.key, target.etag)) {
+          await dropAhead(taken, grant); // filled meanwhile by another session of this source
+          taken = undefined;
+        }
         const out = await readObject({ ...env, cache: this.ctx.cache }, target, this.line, taken);
         const parsed = parseLines(out.lines, this.range, this.options.filter);
         for (const r of parsed.records) records.push(r);
@@ -185,8 +192,9 @@ export class QuerySession implements ReaderSession {
           grant.stop(out.by ?? "records");
         }
       }
+      ended = true;
     } finally {
-      await this.settle(grant);
+      await this.settle(grant, ended && !signal?.aborted ? { ...env, cache: this.ctx.cache } : null);
     }
     this.current.stoppedBy = this.done ? null : grant.stoppedBy;
     return this.result(records, skipped, lastError);
@@ -208,18 +216,27 @@ export class QuerySession implements ReaderSession {
     }
   }
 
-  /** Drops GETs sent ahead that this grant did not reach, and waits for LISTs in flight. */
-  private async settle(grant: Grant): Promise<void> {
+  /**
+   * Waits for LISTs in flight, then settles the GETs sent ahead that this grant did not
+   * reach: finished into the cache in walk order when the grant ended normally (`finish`),
+   * dropped when it threw or was aborted.
+   */
+  private async settle(grant: Grant, finish: ReadContext | null): Promise<void> {
     const walk = this.walk!;
     await walk.settle();
-    const drops: Promise<void>[] = [];
+    const pending: { obj: ObjectTarget; ahead: AheadGet }[] = [];
     for (const hour of [walk.current(), ...walk.upcoming()]) {
       for (const obj of hour?.queue ?? []) {
-        if (obj.ahead) drops.push(dropAhead(obj.ahead, grant));
+        if (obj.ahead) pending.push({ obj, ahead: obj.ahead });
         delete obj.ahead;
       }
     }
-    await Promise.all(drops);
+    if (!finish) {
+      await Promise.all(pending.map((p) => dropAhead(p.ahead, grant)));
+      return;
+    }
+    // One at a time, in walk order: the objects the next grant reads first get the decoded allowance first.
+    for (const p of pending) await finishAhead(finish, p.obj, p.ahead);
   }
 
   private cursor(): ReaderCursor | null {
