@@ -4,7 +4,14 @@
  * is done at build time: redaction is compiled, disabled levels are no-ops,
  * `child()` bindings are sanitised once.
  */
-import { LEVELS, LEVEL_VALUES, parseLevel, type Level, type LevelName } from "../record/levels.js";
+import {
+  LEVELS,
+  LEVEL_VALUES,
+  isLevel,
+  parseLevel,
+  type Level,
+  type LevelName,
+} from "../record/levels.js";
 import { formatTimestamp, parseTimestamp, type LogRecord } from "../record/record.js";
 import { serializeRecord, type SerializeOptions } from "../record/safe-json.js";
 import { sanitizeValue } from "../record/sanitize.js";
@@ -81,7 +88,7 @@ export class Logger {
    * and with StowageError("usage") when the record is malformed.
    */
   async write(record: Partial<LogRecord> & { message?: unknown }): Promise<void> {
-    const level = parseLevel(record.level ?? "info", "record.level");
+    const level = isLevel(record.level) ? record.level : parseWriteLevel(record.level);
     let ms = Date.now();
     if (record.timestamp !== undefined) {
       const parsed = typeof record.timestamp === "string" ? parseTimestamp(record.timestamp) : null;
@@ -94,15 +101,21 @@ export class Logger {
       ms = parsed;
     }
     if (LEVEL_VALUES[level] < LEVEL_VALUES[this.core.level]) return;
+    // Known fields only, copied explicitly (no spread: this is the ingestion hot path).
     const full: LogRecord = {
-      ...record,
       timestamp: formatTimestamp(ms),
       level,
-      message: typeof record.message === "string" ? record.message : String(record.message ?? ""),
-    } as LogRecord;
-    if (this.core.service !== undefined && full.service === undefined)
-      full.service = this.core.service;
-    if (this.bindings && full.bindings === undefined) full.bindings = this.bindings;
+      message: messageText(record.message),
+    };
+    const service = record.service ?? this.core.service;
+    if (service !== undefined) full.service = service;
+    if (record.caller !== undefined) full.caller = record.caller;
+    if (record.data !== undefined) full.data = record.data;
+    const bindings = record.bindings ?? this.bindings;
+    if (bindings !== undefined) full.bindings = bindings;
+    if (record.error !== undefined) full.error = record.error;
+    if (record.traceId !== undefined) full.traceId = record.traceId;
+    if (record.spanId !== undefined) full.spanId = record.spanId;
     const line = serializeRecord(full, this.core.serialize);
     if (this.core.closed) {
       this.core.closedDrops++;
@@ -168,6 +181,24 @@ export class Logger {
         // Never throw from a logging call (SPEC §3.2); serializeRecord already never throws.
       }
     };
+  }
+}
+
+/** A bad `record.level` is the caller's input error (usage), not a config error. */
+function parseWriteLevel(name: unknown): Level {
+  try {
+    return parseLevel(name ?? "info", "record.level");
+  } catch (err) {
+    throw new StowageError("usage", (err as Error).message);
+  }
+}
+
+function messageText(m: unknown): string {
+  if (typeof m === "string") return m;
+  try {
+    return String(m ?? "");
+  } catch {
+    return "[Unserializable]";
   }
 }
 
