@@ -70,3 +70,45 @@ it("§6 demo then serves Studio on the demo store and prints its URL", async () 
   const code = await new Promise((r) => child.once("exit", r));
   expect(code).toBe(0);
 });
+
+it("§6 demo --s3 writes the same workload into a bucket (credentials from the AWS default chain)", async () => {
+  const { minio, uniquePrefix, minioStore } = await import("./support/minio.js");
+  const m = minio();
+  const prefix = uniquePrefix("demo");
+  const cwd = mkdtempSync(join(tmpdir(), "stowage-demo-"));
+  const res = spawnSync(
+    process.execPath,
+    [
+      BIN,
+      "demo",
+      "--no-studio",
+      "--hours",
+      "2",
+      "--per-hour",
+      "100",
+      "--s3",
+      `s3://${m.bucket}/${prefix}`,
+      "--endpoint",
+      m.endpoint,
+      "--force-path-style",
+    ],
+    {
+      cwd,
+      encoding: "utf8",
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: cwd,
+        AWS_ACCESS_KEY_ID: m.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: m.secretAccessKey,
+        AWS_EC2_METADATA_DISABLED: "true",
+      },
+    },
+  );
+  expect(res.status, res.stderr).toBe(0);
+  expect(res.stdout).toMatch(/Wrote 201 records/);
+  expect(res.stdout + res.stderr).not.toContain(m.secretAccessKey);
+  const store = minioStore();
+  const records = (await readBack(store, `${prefix}/`)).flatMap((o) => o.lines);
+  store.close();
+  expect(records).toHaveLength(201);
+});

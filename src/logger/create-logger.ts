@@ -34,6 +34,8 @@ export function createLogger(config?: LoggerConfig): Logger {
   let file: string | undefined;
   if (config === undefined) {
     const found = findConfigFile(cwd);
+    // Several stowage.config.* files: the first wins, and the user hears about the others.
+    if (found.warning) process.emitWarning(found.warning, "StowageConfigWarning");
     if (found.path) {
       const loaded = loadConfigFileSync(found.path, { env, cwd });
       raw = loaded.data;
