@@ -194,7 +194,10 @@ export class QuerySession implements ReaderSession {
       }
       ended = true;
     } finally {
-      await this.settle(grant, ended && !signal?.aborted ? { ...env, cache: this.ctx.cache } : null);
+      await this.settle(
+        grant,
+        ended && !signal?.aborted ? { ...env, cache: this.ctx.cache } : null,
+      );
     }
     this.current.stoppedBy = this.done ? null : grant.stoppedBy;
     return this.result(records, skipped, lastError);
@@ -203,10 +206,17 @@ export class QuerySession implements ReaderSession {
   /** Sends GETs for the next objects of the walk (after the one being read), across hours already listed. */
   private getAhead(store: ObjectStore, grant: Grant, n: number): void {
     const walk = this.walk!;
+    // Decoded bytes per downloaded byte seen so far: GETs ahead stop where the grant's
+    // decoded allowance would likely run out first (they would be dropped, then paid again).
+    const { decodedBytes, downloadedBytes } = this.current;
+    const ratio = downloadedBytes > 0 ? decodedBytes / downloadedBytes : 0;
+    let expected = ratio * (walk.current()!.queue[0]?.size ?? 0);
     let seen = 0;
     for (const hour of [walk.current()!, ...walk.upcoming()]) {
       for (const obj of hour === walk.current() ? hour.queue.slice(1) : hour.queue) {
         if (seen++ >= n) return;
+        expected += ratio * obj.size;
+        if (expected > grant.remaining("decodedBytes")) return;
         if (obj.ahead || this.ctx.cache.get(obj.key, obj.etag)) continue;
         const sent = startAhead(store, obj, grant, this.options.signal);
         if (!sent) return;
