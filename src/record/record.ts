@@ -42,19 +42,7 @@ export interface SerializedError {
   [prop: string]: unknown;
 }
 
-/** The record field names, in output order. */
-export const RECORD_FIELDS = [
-  "timestamp",
-  "level",
-  "message",
-  "service",
-  "caller",
-  "data",
-  "bindings",
-  "error",
-  "traceId",
-  "spanId",
-] as const;
+export { RECORD_FIELDS } from "./fields.js";
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

@@ -3,6 +3,7 @@
  * segment) and `**` (any number of segments, zero included), compiled once and
  * matched incrementally while the serialiser walks the record (no second walk).
  */
+import { RECORD_FIELDS as FIELDS } from "./fields.js";
 import { StowageError } from "../shared/errors.js";
 
 /** A compiled path: its segments; consecutive `**` collapsed into one. */
@@ -14,18 +15,7 @@ export type PathStates = readonly number[];
 /** Returned by `stepPaths` when a path ends at the key just consumed. */
 export const PATH_MATCH = "match";
 
-const RECORD_FIELDS = new Set([
-  "timestamp",
-  "level",
-  "message",
-  "service",
-  "caller",
-  "data",
-  "bindings",
-  "error",
-  "traceId",
-  "spanId",
-]);
+const RECORD_FIELDS: ReadonlySet<string> = new Set(FIELDS);
 const MAX_SEGMENTS = 255;
 
 /**

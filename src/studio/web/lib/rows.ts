@@ -3,16 +3,10 @@
  * hash (for selection in the URL) and a lazily built search haystack.
  */
 import type { LogRecordLike } from "../../api-types.js";
+import { LEVELS } from "../../../record/levels.js";
+import { RECORD_FIELDS } from "../../../record/fields.js";
 
-export const LEVELS = [
-  "trace",
-  "debug",
-  "info",
-  "success",
-  "warning",
-  "error",
-  "critical",
-] as const;
+export { LEVELS };
 export const LEVEL_RANK: Record<string, number> = Object.fromEntries(LEVELS.map((l, i) => [l, i]));
 
 export interface Row {
@@ -102,18 +96,7 @@ export function getPath(value: unknown, path: string): unknown {
   return cur;
 }
 
-const ROOTS = new Set([
-  "timestamp",
-  "level",
-  "message",
-  "service",
-  "caller",
-  "data",
-  "bindings",
-  "error",
-  "traceId",
-  "spanId",
-]);
+const ROOTS: ReadonlySet<string> = new Set(RECORD_FIELDS);
 
 /** A field as the search language means it: the record path, else `data.<f>`, else `bindings.<f>`. */
 export function fieldValue(rec: LogRecordLike, field: string): unknown {
