@@ -8,17 +8,12 @@ import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import type { Readable } from "node:stream";
 import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
-  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
-  UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import type {
@@ -41,6 +36,14 @@ import type {
   PutResult,
 } from "./object-store.js";
 import { toStoreError } from "./store-errors.js";
+import {
+  abortMultipart,
+  completeMultipart,
+  listMultipartUploads,
+  startMultipart,
+  uploadPart,
+  type S3Call,
+} from "./s3-multipart.js";
 
 export interface S3StoreOptions {
   bucket: string;
@@ -123,7 +126,15 @@ export class S3Store implements ObjectStore {
         },
       );
     }
+    this.call = {
+      client: this.client,
+      bucket: this.bucket,
+      send: (w, sig, fn) => this.send(w, sig, fn),
+    };
   }
+
+  /** The client, bucket and timed send, for the multipart operations (s3-multipart.ts). */
+  private readonly call: S3Call;
 
   /** Runs one SDK call under the caller's signal plus the per-attempt timeout. */
   private async send<T>(
@@ -231,135 +242,39 @@ export class S3Store implements ObjectStore {
     );
   }
 
-  async startMultipart(
+  startMultipart(
     key: string,
     options: Omit<PutOptions, "ifNoneMatch"> = {},
   ): Promise<MultipartUpload> {
-    const res = await this.send(`CreateMultipartUpload ${key}`, options.signal, (abortSignal) =>
-      this.client.send(
-        new CreateMultipartUploadCommand({
-          Bucket: this.bucket,
-          Key: key,
-          ...(options.contentType ? { ContentType: options.contentType } : {}),
-          ...(options.contentEncoding ? { ContentEncoding: options.contentEncoding } : {}),
-          ...(options.metadata ? { Metadata: options.metadata } : {}),
-        }),
-        { abortSignal },
-      ),
-    );
-    if (!res.UploadId)
-      throw new StowageError("storage", `CreateMultipartUpload ${key} returned no upload id`);
-    return { key, uploadId: res.UploadId };
+    return startMultipart(this.call, key, options);
   }
 
-  async uploadPart(
+  uploadPart(
     upload: MultipartUpload,
     partNumber: number,
     body: Uint8Array,
     options: { signal?: AbortSignal } = {},
   ): Promise<{ etag: string }> {
-    const res = await this.send(
-      `UploadPart ${upload.key}#${partNumber}`,
-      options.signal,
-      (abortSignal) =>
-        this.client.send(
-          new UploadPartCommand({
-            Bucket: this.bucket,
-            Key: upload.key,
-            UploadId: upload.uploadId,
-            PartNumber: partNumber,
-            Body: body,
-          }),
-          { abortSignal },
-        ),
-    );
-    return { etag: res.ETag ?? "" };
+    return uploadPart(this.call, upload, partNumber, body, options.signal);
   }
 
-  async completeMultipart(
+  completeMultipart(
     upload: MultipartUpload,
     parts: { partNumber: number; etag: string }[],
     options: { signal?: AbortSignal } = {},
   ): Promise<PutResult> {
-    const res = await this.send(
-      `CompleteMultipartUpload ${upload.key}`,
-      options.signal,
-      (abortSignal) =>
-        this.client.send(
-          new CompleteMultipartUploadCommand({
-            Bucket: this.bucket,
-            Key: upload.key,
-            UploadId: upload.uploadId,
-            MultipartUpload: {
-              Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })),
-            },
-          }),
-          { abortSignal },
-        ),
-    );
-    return { etag: res.ETag ?? "" };
+    return completeMultipart(this.call, upload, parts, options.signal);
   }
 
-  async abortMultipart(
-    upload: MultipartUpload,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<void> {
-    try {
-      await this.send(`AbortMultipartUpload ${upload.key}`, options.signal, (abortSignal) =>
-        this.client.send(
-          new AbortMultipartUploadCommand({
-            Bucket: this.bucket,
-            Key: upload.key,
-            UploadId: upload.uploadId,
-          }),
-          { abortSignal },
-        ),
-      );
-    } catch (err) {
-      if (err instanceof StowageError && err.code === "not-found") return;
-      throw err;
-    }
+  abortMultipart(upload: MultipartUpload, options: { signal?: AbortSignal } = {}): Promise<void> {
+    return abortMultipart(this.call, upload, options.signal);
   }
 
-  async listMultipartUploads(
+  listMultipartUploads(
     prefix: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<MultipartUpload[]> {
-    const found = await this.listUploadsPages(prefix, options.signal);
-    if (found.length > 0 || !prefix) return found;
-    // MinIO answers ListMultipartUploads only for an exact object key or an empty
-    // prefix (measured on the pinned build): fall back to the bucket-wide listing.
-    return (await this.listUploadsPages("", options.signal)).filter((u) =>
-      u.key.startsWith(prefix),
-    );
-  }
-
-  private async listUploadsPages(
-    prefix: string,
-    signal: AbortSignal | undefined,
-  ): Promise<MultipartUpload[]> {
-    const options = { signal };
-    const out: MultipartUpload[] = [];
-    let keyMarker: string | undefined;
-    let uploadIdMarker: string | undefined;
-    for (;;) {
-      const res = await this.send(`ListMultipartUploads ${prefix}`, options.signal, (abortSignal) =>
-        this.client.send(
-          new ListMultipartUploadsCommand({
-            Bucket: this.bucket,
-            ...(prefix ? { Prefix: prefix } : {}),
-            ...(keyMarker ? { KeyMarker: keyMarker } : {}),
-            ...(uploadIdMarker ? { UploadIdMarker: uploadIdMarker } : {}),
-          }),
-          { abortSignal },
-        ),
-      );
-      for (const u of res.Uploads ?? [])
-        if (u.Key && u.UploadId) out.push({ key: u.Key, uploadId: u.UploadId });
-      if (!res.IsTruncated) return out;
-      keyMarker = res.NextKeyMarker;
-      uploadIdMarker = res.NextUploadIdMarker;
-    }
+    return listMultipartUploads(this.call, prefix, options.signal);
   }
 
   close(): void {

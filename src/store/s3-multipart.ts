@@ -1,0 +1,155 @@
+/**
+ * Multipart uploads on S3 (exports stream large objects through them): create,
+ * upload part, complete, abort, list. S3Store delegates here; the timed `send`
+ * and error mapping are S3Store's own.
+ */
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  ListMultipartUploadsCommand,
+  UploadPartCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import { StowageError } from "../shared/errors.js";
+import type { MultipartUpload, PutOptions, PutResult } from "./object-store.js";
+
+/** What a multipart operation needs from S3Store. */
+export interface S3Call {
+  client: S3Client;
+  bucket: string;
+  /** One SDK call under the caller's signal and the per-attempt timeout, errors mapped. */
+  send<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    fn: (abortSignal: AbortSignal) => Promise<T>,
+  ): Promise<T>;
+}
+
+export async function startMultipart(
+  s3: S3Call,
+  key: string,
+  options: Omit<PutOptions, "ifNoneMatch">,
+): Promise<MultipartUpload> {
+  const res = await s3.send(`CreateMultipartUpload ${key}`, options.signal, (abortSignal) =>
+    s3.client.send(
+      new CreateMultipartUploadCommand({
+        Bucket: s3.bucket,
+        Key: key,
+        ...(options.contentType ? { ContentType: options.contentType } : {}),
+        ...(options.contentEncoding ? { ContentEncoding: options.contentEncoding } : {}),
+        ...(options.metadata ? { Metadata: options.metadata } : {}),
+      }),
+      { abortSignal },
+    ),
+  );
+  if (!res.UploadId)
+    throw new StowageError("storage", `CreateMultipartUpload ${key} returned no upload id`);
+  return { key, uploadId: res.UploadId };
+}
+
+export async function uploadPart(
+  s3: S3Call,
+  upload: MultipartUpload,
+  partNumber: number,
+  body: Uint8Array,
+  signal: AbortSignal | undefined,
+): Promise<{ etag: string }> {
+  const res = await s3.send(`UploadPart ${upload.key}#${partNumber}`, signal, (abortSignal) =>
+    s3.client.send(
+      new UploadPartCommand({
+        Bucket: s3.bucket,
+        Key: upload.key,
+        UploadId: upload.uploadId,
+        PartNumber: partNumber,
+        Body: body,
+      }),
+      { abortSignal },
+    ),
+  );
+  return { etag: res.ETag ?? "" };
+}
+
+export async function completeMultipart(
+  s3: S3Call,
+  upload: MultipartUpload,
+  parts: { partNumber: number; etag: string }[],
+  signal: AbortSignal | undefined,
+): Promise<PutResult> {
+  const res = await s3.send(`CompleteMultipartUpload ${upload.key}`, signal, (abortSignal) =>
+    s3.client.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: s3.bucket,
+        Key: upload.key,
+        UploadId: upload.uploadId,
+        MultipartUpload: {
+          Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })),
+        },
+      }),
+      { abortSignal },
+    ),
+  );
+  return { etag: res.ETag ?? "" };
+}
+
+export async function abortMultipart(
+  s3: S3Call,
+  upload: MultipartUpload,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  try {
+    await s3.send(`AbortMultipartUpload ${upload.key}`, signal, (abortSignal) =>
+      s3.client.send(
+        new AbortMultipartUploadCommand({
+          Bucket: s3.bucket,
+          Key: upload.key,
+          UploadId: upload.uploadId,
+        }),
+        { abortSignal },
+      ),
+    );
+  } catch (err) {
+    if (err instanceof StowageError && err.code === "not-found") return;
+    throw err;
+  }
+}
+
+export async function listMultipartUploads(
+  s3: S3Call,
+  prefix: string,
+  signal: AbortSignal | undefined,
+): Promise<MultipartUpload[]> {
+  const found = await listUploadsPages(s3, prefix, signal);
+  if (found.length > 0 || !prefix) return found;
+  // MinIO answers ListMultipartUploads only for an exact object key or an empty
+  // prefix (measured on the pinned build): fall back to the bucket-wide listing.
+  return (await listUploadsPages(s3, "", signal)).filter((u) => u.key.startsWith(prefix));
+}
+
+async function listUploadsPages(
+  s3: S3Call,
+  prefix: string,
+  signal: AbortSignal | undefined,
+): Promise<MultipartUpload[]> {
+  const out: MultipartUpload[] = [];
+  let keyMarker: string | undefined;
+  let uploadIdMarker: string | undefined;
+  for (;;) {
+    const res = await s3.send(`ListMultipartUploads ${prefix}`, signal, (abortSignal) =>
+      s3.client.send(
+        new ListMultipartUploadsCommand({
+          Bucket: s3.bucket,
+          ...(prefix ? { Prefix: prefix } : {}),
+          ...(keyMarker ? { KeyMarker: keyMarker } : {}),
+          ...(uploadIdMarker ? { UploadIdMarker: uploadIdMarker } : {}),
+        }),
+        { abortSignal },
+      ),
+    );
+    for (const u of res.Uploads ?? [])
+      if (u.Key && u.UploadId) out.push({ key: u.Key, uploadId: u.UploadId });
+    if (!res.IsTruncated) return out;
+    keyMarker = res.NextKeyMarker;
+    uploadIdMarker = res.NextUploadIdMarker;
+  }
+}
