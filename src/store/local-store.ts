@@ -28,12 +28,12 @@ import {
   rm,
   stat,
   unlink,
-  writeFile,
 } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { StowageError } from "../shared/errors.js";
 import { randomHex } from "../shared/ids.js";
 import { throwIfAborted } from "../shared/abort.js";
+import { LocalMultipart } from "./local-multipart.js";
 import type {
   GetOptions,
   GetResult,
@@ -75,6 +75,11 @@ export class LocalStore implements ObjectStore {
   constructor(options: LocalStoreOptions) {
     this.root = options.root;
     this.description = `Local(${options.root})`;
+    this.multipart = new LocalMultipart(join(this.root, TMP), {
+      checkKey: (key) => void this.pathOf(key),
+      commitFile: (key, tmp, base, options) =>
+        this.commit(key, this.pathOf(key), tmp, base, options),
+    });
   }
 
   private pathOf(key: string): string {
@@ -321,111 +326,42 @@ export class LocalStore implements ObjectStore {
     }
   }
 
-  private mpuDir(upload: MultipartUpload): string {
-    if (!/^[0-9a-f]{32}$/.test(upload.uploadId))
-      throw new StowageError("not-found", `no such upload ${upload.uploadId}`);
-    return join(this.root, TMP, `mpu-${upload.uploadId}`);
-  }
+  // Multipart uploads: parts under .stowage-tmp/, completed through the same atomic commit.
+  private readonly multipart: LocalMultipart;
 
-  async startMultipart(
+  startMultipart(
     key: string,
     options: Omit<PutOptions, "ifNoneMatch"> = {},
   ): Promise<MultipartUpload> {
-    throwIfAborted(options.signal);
-    this.pathOf(key);
-    const upload = { key, uploadId: randomHex(32) };
-    await mkdir(this.mpuDir(upload), { recursive: true });
-    await writeFile(
-      join(this.mpuDir(upload), "upload.json"),
-      JSON.stringify({ key, options: { ...options, signal: undefined } }),
-    );
-    return upload;
+    return this.multipart.start(key, options);
   }
 
-  async uploadPart(
+  uploadPart(
     upload: MultipartUpload,
     partNumber: number,
     body: Uint8Array,
     options: { signal?: AbortSignal } = {},
   ): Promise<{ etag: string }> {
-    throwIfAborted(options.signal);
-    const dir = this.mpuDir(upload);
-    await stat(dir).catch(() => {
-      throw new StowageError("not-found", `UploadPart ${upload.key}: no such upload`);
-    });
-    await writeFile(join(dir, `part-${String(partNumber).padStart(5, "0")}`), body);
-    return { etag: `"${createHash("md5").update(body).digest("hex")}"` };
+    return this.multipart.uploadPart(upload, partNumber, body, options.signal);
   }
 
-  async completeMultipart(
+  completeMultipart(
     upload: MultipartUpload,
     parts: { partNumber: number; etag: string }[],
     options: { signal?: AbortSignal } = {},
   ): Promise<PutResult> {
-    throwIfAborted(options.signal);
-    const dir = this.mpuDir(upload);
-    let spec: { options: PutOptions };
-    try {
-      spec = JSON.parse(await readFile(join(dir, "upload.json"), "utf8")) as {
-        options: PutOptions;
-      };
-    } catch {
-      throw new StowageError("not-found", `CompleteMultipartUpload ${upload.key}: no such upload`);
-    }
-    const tmp = join(this.root, TMP, randomHex(24));
-    const fh = await open(tmp, "wx");
-    const md5s = createHash("md5");
-    let size = 0;
-    try {
-      for (const p of parts) {
-        const data = await readFile(join(dir, `part-${String(p.partNumber).padStart(5, "0")}`));
-        md5s.update(createHash("md5").update(data).digest());
-        size += data.byteLength;
-        await fh.write(data);
-      }
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    const etag = `"${md5s.digest("hex")}-${parts.length}"`;
-    const res = await this.commit(
-      upload.key,
-      this.pathOf(upload.key),
-      tmp,
-      { etag, size },
-      spec.options,
-    );
-    await rm(dir, { recursive: true, force: true });
-    return res;
+    return this.multipart.complete(upload, parts, options.signal);
   }
 
-  async abortMultipart(
-    upload: MultipartUpload,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<void> {
-    throwIfAborted(options.signal);
-    await rm(this.mpuDir(upload), { recursive: true, force: true });
+  abortMultipart(upload: MultipartUpload, options: { signal?: AbortSignal } = {}): Promise<void> {
+    return this.multipart.abort(upload, options.signal);
   }
 
-  async listMultipartUploads(
+  listMultipartUploads(
     prefix: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<MultipartUpload[]> {
-    throwIfAborted(options.signal);
-    const dir = join(this.root, TMP);
-    const names = await readdir(dir).catch(() => [] as string[]);
-    const out: MultipartUpload[] = [];
-    for (const n of names.filter((x) => x.startsWith("mpu-")).sort()) {
-      try {
-        const { key } = JSON.parse(await readFile(join(dir, n, "upload.json"), "utf8")) as {
-          key: string;
-        };
-        if (key.startsWith(prefix)) out.push({ key, uploadId: n.slice(4) });
-      } catch {
-        /* an upload being created or aborted concurrently */
-      }
-    }
-    return out;
+    return this.multipart.list(prefix, options.signal);
   }
 
   close(): void {}

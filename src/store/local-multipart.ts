@@ -1,0 +1,124 @@
+/**
+ * Multipart uploads of the local-directory store: parts are files under
+ * `.stowage-tmp/mpu-<id>/`; completion concatenates them into a fsynced temp file
+ * and commits it through LocalStore's atomic commit (sidecar first, then object).
+ */
+import { createHash } from "node:crypto";
+import { mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { throwIfAborted } from "../shared/abort.js";
+import { StowageError } from "../shared/errors.js";
+import { randomHex } from "../shared/ids.js";
+import type { MultipartUpload, PutOptions, PutResult } from "./object-store.js";
+
+/** What the multipart code needs from its LocalStore. */
+export interface LocalMultipartHost {
+  /** Throws StowageError("usage") for a key the store refuses. */
+  checkKey(key: string): void;
+  /** Moves the fsynced temp file `tmp` into place as `key` (atomic, with its sidecar). */
+  commitFile(
+    key: string,
+    tmp: string,
+    base: { etag: string; size: number },
+    options: PutOptions,
+  ): Promise<PutResult>;
+}
+
+export class LocalMultipart {
+  constructor(
+    private readonly tmpDir: string,
+    private readonly host: LocalMultipartHost,
+  ) {}
+
+  private dirOf(upload: MultipartUpload): string {
+    if (!/^[0-9a-f]{32}$/.test(upload.uploadId))
+      throw new StowageError("not-found", `no such upload ${upload.uploadId}`);
+    return join(this.tmpDir, `mpu-${upload.uploadId}`);
+  }
+
+  async start(key: string, options: Omit<PutOptions, "ifNoneMatch">): Promise<MultipartUpload> {
+    throwIfAborted(options.signal);
+    this.host.checkKey(key);
+    const upload = { key, uploadId: randomHex(32) };
+    await mkdir(this.dirOf(upload), { recursive: true });
+    await writeFile(
+      join(this.dirOf(upload), "upload.json"),
+      JSON.stringify({ key, options: { ...options, signal: undefined } }),
+    );
+    return upload;
+  }
+
+  async uploadPart(
+    upload: MultipartUpload,
+    partNumber: number,
+    body: Uint8Array,
+    signal: AbortSignal | undefined,
+  ): Promise<{ etag: string }> {
+    throwIfAborted(signal);
+    const dir = this.dirOf(upload);
+    await stat(dir).catch(() => {
+      throw new StowageError("not-found", `UploadPart ${upload.key}: no such upload`);
+    });
+    await writeFile(join(dir, `part-${String(partNumber).padStart(5, "0")}`), body);
+    return { etag: `"${createHash("md5").update(body).digest("hex")}"` };
+  }
+
+  async complete(
+    upload: MultipartUpload,
+    parts: { partNumber: number; etag: string }[],
+    signal: AbortSignal | undefined,
+  ): Promise<PutResult> {
+    throwIfAborted(signal);
+    const dir = this.dirOf(upload);
+    let spec: { options: PutOptions };
+    try {
+      spec = JSON.parse(await readFile(join(dir, "upload.json"), "utf8")) as {
+        options: PutOptions;
+      };
+    } catch {
+      throw new StowageError("not-found", `CompleteMultipartUpload ${upload.key}: no such upload`);
+    }
+    const tmp = join(this.tmpDir, randomHex(24));
+    const fh = await open(tmp, "wx");
+    const md5s = createHash("md5");
+    let size = 0;
+    try {
+      for (const p of parts) {
+        const data = await readFile(join(dir, `part-${String(p.partNumber).padStart(5, "0")}`));
+        md5s.update(createHash("md5").update(data).digest());
+        size += data.byteLength;
+        await fh.write(data);
+      }
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    const etag = `"${md5s.digest("hex")}-${parts.length}"`;
+    const res = await this.host.commitFile(upload.key, tmp, { etag, size }, spec.options);
+    await rm(dir, { recursive: true, force: true });
+    return res;
+  }
+
+  async abort(upload: MultipartUpload, signal: AbortSignal | undefined): Promise<void> {
+    throwIfAborted(signal);
+    await rm(this.dirOf(upload), { recursive: true, force: true });
+  }
+
+  async list(prefix: string, signal: AbortSignal | undefined): Promise<MultipartUpload[]> {
+    throwIfAborted(signal);
+    const dir = this.tmpDir;
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const out: MultipartUpload[] = [];
+    for (const n of names.filter((x) => x.startsWith("mpu-")).sort()) {
+      try {
+        const { key } = JSON.parse(await readFile(join(dir, n, "upload.json"), "utf8")) as {
+          key: string;
+        };
+        if (key.startsWith(prefix)) out.push({ key, uploadId: n.slice(4) });
+      } catch {
+        /* an upload being created or aborted concurrently */
+      }
+    }
+    return out;
+  }
+}
