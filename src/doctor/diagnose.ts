@@ -106,7 +106,7 @@ export function diagnose(
     case "capability":
       return fail(
         "capability missing",
-        `this provider does not support ${need.action} as Stowage needs it (SPEC §2.4: SigV4, ordered paginated ListObjectsV2, GetObject If-Match, PutObject If-None-Match: *).`,
+        `this provider does not support ${need.action} as Stowage needs it (SigV4, ordered paginated ListObjectsV2, GetObject If-Match, PutObject If-None-Match: *).`,
       );
     case "config":
       return fail("config error", "fix the configuration and run doctor again.");
@@ -119,7 +119,7 @@ export function diagnose(
       if (options.capabilityProbe && (c.status === 400 || c.status === 501)) {
         return fail(
           "capability missing",
-          `the provider rejected ${need.action} with its conditional header (SPEC §2.4 requires it).`,
+          `the provider rejected ${need.action} with its conditional header, which Stowage requires (docs/doctor.md).`,
         );
       }
       return fail(

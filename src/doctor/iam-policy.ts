@@ -119,7 +119,7 @@ function statementsFor(
           Action: ["s3:DeleteObject"],
           Resource: [under(d, "_SUCCESS")],
         },
-        why: "an export run removes a stale _SUCCESS before writing new parts (SPEC §7.2).",
+        why: "an export run removes a stale _SUCCESS before writing new parts (docs/exports.md).",
       },
       {
         st: {

@@ -145,7 +145,7 @@ export async function probeTarget(
             category: CAP,
             detail:
               "a second PutObject with If-None-Match: * overwrote the existing probe instead of answering 412",
-            hint: "this provider lacks conditional create, which exactly-once delivery depends on (SPEC §2.4)",
+            hint: "this provider lacks conditional create, which exactly-once delivery depends on (docs/doctor.md)",
           }) as CheckOutcome,
         (err: unknown) =>
           isStowageError(err, "exists")

@@ -41,7 +41,7 @@ export async function listProbe(
       ok: false,
       category: CAP,
       detail: `paginated listing returned ${seen.length} key(s) ${seen.length === 2 ? "out of order" : "instead of 2"}`,
-      hint: "Stowage needs lexicographic ListObjectsV2 with continuation tokens (SPEC §2.4)",
+      hint: "Stowage needs lexicographic ListObjectsV2 with continuation tokens (docs/doctor.md)",
     };
   }
   return { ok: true };
@@ -70,7 +70,7 @@ export async function conditionalRead(
         ok: false,
         category: CAP,
         detail: "GetObject with a wrong If-Match returned the object instead of 412",
-        hint: "Stowage's reader needs If-Match (SPEC §2.4)",
+        hint: "Stowage's reader needs If-Match (docs/doctor.md)",
       }
     ),
     (err: unknown) => {

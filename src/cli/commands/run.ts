@@ -23,7 +23,10 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
     .requiredOption("-c, --config <file>", "export YAML file")
     .option("-e, --export <name>", "run only this export")
     .option("--json", "print a JSON summary on stdout")
-    .option("--trust-endpoint <host...>", "trust this non-loopback S3 endpoint host (SPEC §2.3)")
+    .option(
+      "--trust-endpoint <host...>",
+      "trust this non-loopback S3 endpoint host (docs/endpoint-policy.md)",
+    )
     .action(async (flags: RunFlags) => {
       const { loadExportConfig, selectExports } = await import("../../export/config.js");
       const { runConfiguredExport } = await import("../../export/session.js");

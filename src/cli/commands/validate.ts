@@ -31,7 +31,10 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
     )
     .option("--date <YYYY-MM-DD>", "the run date for prefixes with {date} (default: today, UTC)")
     .option("--json", "print a JSON report on stdout")
-    .option("--trust-endpoint <host...>", "trust this non-loopback S3 endpoint host (SPEC §2.3)")
+    .option(
+      "--trust-endpoint <host...>",
+      "trust this non-loopback S3 endpoint host (docs/endpoint-policy.md)",
+    )
     .action(async (flags: ValidateFlags) => {
       const { StowageError } = await import("../../shared/errors.js");
       if (flags.depth !== "metadata" && flags.depth !== "full")
