@@ -15,9 +15,9 @@ import {
   type FaultProxy,
   type FaultRule,
 } from "./support/fault-proxy.js";
-import { s3Reader } from "./support/loggers.js";
+import { s3Reader, bucketIdCounts } from "./support/loggers.js";
 import { minio, uniquePrefix } from "./support/minio.js";
-import { idCounts, listAll, readBack } from "./support/read-back.js";
+import { listAll } from "./support/read-back.js";
 import { exitsOnItsOwn, seeded, spawnSpoolChild } from "./support/spool-procs.js";
 
 const dirs: string[] = [];
@@ -44,15 +44,6 @@ const DELIVERY = {
   initialBackoffMs: 20,
   maxBackoffMs: 200,
 };
-
-async function bucketCounts(prefix: string): Promise<Map<unknown, number>> {
-  const reader = s3Reader();
-  try {
-    return idCounts(await readBack(reader, `${prefix}/`));
-  } finally {
-    reader.close();
-  }
-}
 
 describe("§4 crash loop: SIGKILL at random moments, MinIO sometimes failing", () => {
   it(
@@ -132,7 +123,7 @@ describe("§4 crash loop: SIGKILL at random moments, MinIO sometimes failing", (
       expect(drained.status).toMatchObject({ records: 0, pending: 0, failed: 0, bytes: 0 });
       expect(drained.closed.ok).toBe(true);
 
-      const counts = await bucketCounts(prefix);
+      const counts = await bucketIdCounts(prefix);
       const missing = [...acked].filter((id) => counts.get(id) !== 1 && !counts.has(id));
       const duplicates = [...counts].filter(([, n]) => n > 1);
       const found = [...acked].filter((id) => counts.get(id) === 1).length;
@@ -221,7 +212,7 @@ describe("§4 kill during upload", () => {
     expect((proxy.counts.put ?? 0) - before.put).toBe(1); // re-sent once, same key: 412
     expect((proxy.counts.head ?? 0) - before.head).toBeGreaterThanOrEqual(1); // the HEAD that confirmed it
     expect(await listAll(reader, `${prefix}/`)).toEqual(keys);
-    const counts = await bucketCounts(prefix);
+    const counts = await bucketIdCounts(prefix);
     expect(counts.size).toBe(20);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
     reader.close();

@@ -13,9 +13,9 @@ import { createLogger, StowageError } from "../src/index.js";
 import { getS3SpoolStatus, retryS3Spool } from "../src/s3.js";
 import { openDatabase } from "../src/spool/sqlite-driver.js";
 import { startFaultProxy, type FaultProxy } from "./support/fault-proxy.js";
-import { s3Config, s3Reader } from "./support/loggers.js";
+import { s3Config, s3Reader, bucketIdCounts } from "./support/loggers.js";
+import { readBack } from "./support/read-back.js";
 import { minio, uniquePrefix } from "./support/minio.js";
-import { idCounts, readBack } from "./support/read-back.js";
 
 type Cfg = Parameters<typeof createLogger>[0];
 const dirs: string[] = [];
@@ -34,15 +34,6 @@ const sqlite = (spoolPath: string, extra: Record<string, unknown> = {}) => ({
   spoolPath,
   ...extra,
 });
-
-async function bucketCounts(prefix: string): Promise<Map<unknown, number>> {
-  const reader = s3Reader();
-  try {
-    return idCounts(await readBack(reader, `${prefix}/`));
-  } finally {
-    reader.close();
-  }
-}
 
 describe("§4 permanent failure: failed on disk, status, retry, delivery by a new logger", () => {
   it("§3.5 §4 wrong secret → batches end failed; retryS3Spool re-arms them; the right secret delivers each record once", async () => {
@@ -74,7 +65,7 @@ describe("§4 permanent failure: failed on disk, status, retry, delivery by a ne
       leased: 0,
     });
     expect(status.pendingRecords + status.failedRecords).toBe(50);
-    expect((await bucketCounts(prefix)).size).toBe(0);
+    expect((await bucketIdCounts(prefix)).size).toBe(0);
 
     expect(await retryS3Spool(spoolPath)).toEqual({ rearmed: status.failed });
     expect(await getS3SpoolStatus(spoolPath)).toMatchObject({
@@ -93,7 +84,7 @@ describe("§4 permanent failure: failed on disk, status, retry, delivery by a ne
       pending: 0,
       failure: null,
     });
-    const counts = await bucketCounts(prefix);
+    const counts = await bucketIdCounts(prefix);
     expect(counts.size).toBe(50);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
     expect(await getS3SpoolStatus(spoolPath)).toMatchObject({
@@ -160,7 +151,7 @@ describe("§4 maxSpoolBytes", () => {
     expect(res.ok).toBe(true);
     const burstAccepted = 200 - (d.rejected.spoolFull - rejections);
     expect(d.delivered).toBe(accepted.length + burstAccepted);
-    const counts = await bucketCounts(prefix);
+    const counts = await bucketIdCounts(prefix);
     for (const id of accepted) expect(counts.get(id)).toBe(1);
     expect(counts.size).toBe(d.delivered);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);

@@ -8,9 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { getS3SpoolStatus } from "../src/s3.js";
-import { s3Reader } from "./support/loggers.js";
+import { bucketIdCounts } from "./support/loggers.js";
 import { uniquePrefix } from "./support/minio.js";
-import { idCounts, readBack } from "./support/read-back.js";
 import { exitsOnItsOwn, spawnSpoolChild } from "./support/spool-procs.js";
 
 const dirs: string[] = [];
@@ -29,15 +28,6 @@ const DELIVERY = {
   initialBackoffMs: 20,
   maxBackoffMs: 200,
 };
-
-async function bucketCounts(prefix: string): Promise<Map<unknown, number>> {
-  const reader = s3Reader();
-  try {
-    return idCounts(await readBack(reader, `${prefix}/`));
-  } finally {
-    reader.close();
-  }
-}
 
 describe("§4 two processes sharing one spool", () => {
   it("§4 both write and close concurrently: every id exactly once, each process delivers its own", async () => {
@@ -59,7 +49,7 @@ describe("§4 two processes sharing one spool", () => {
         (c.final as { ok: boolean; destinations: { s3: unknown } }).destinations.s3,
       ).toMatchObject({ ok: true, delivered: 1500, pending: 0 });
     }
-    const counts = await bucketCounts(prefix);
+    const counts = await bucketIdCounts(prefix);
     expect(counts.size).toBe(3000);
     expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
     expect(await getS3SpoolStatus(spoolPath)).toMatchObject({
@@ -100,10 +90,10 @@ describe("§4 two processes sharing one spool", () => {
     const aAcked = new Set(a.acked);
     // The survivor, still running, must deliver everything a acknowledged.
     const deadline = Date.now() + 90_000;
-    let counts = await bucketCounts(prefix);
+    let counts = await bucketIdCounts(prefix);
     while ([...aAcked].some((id) => !counts.has(id)) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 500));
-      counts = await bucketCounts(prefix);
+      counts = await bucketIdCounts(prefix);
     }
     expect([...aAcked].filter((id) => !counts.has(id))).toEqual([]);
     b.proc.kill("SIGTERM"); // stop writing, close normally
@@ -113,7 +103,7 @@ describe("§4 two processes sharing one spool", () => {
     ).destinations.s3;
     expect(closed).toMatchObject({ ok: true, pending: 0 });
     expect(closed.delivered).toBeGreaterThanOrEqual(b.acked.length + aAcked.size); // its own + what it adopted from a
-    counts = await bucketCounts(prefix);
+    counts = await bucketIdCounts(prefix);
     expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
     for (const id of [...aAcked, ...b.acked]) expect(counts.get(id), id).toBe(1);
     expect(await getS3SpoolStatus(spoolPath)).toMatchObject({
@@ -152,7 +142,7 @@ describe("§3.2 §4 process lifetime", () => {
       LEASE_ENV,
     );
     expect(await exitsOnItsOwn(drain, 90_000)).toBe(0);
-    const counts = await bucketCounts(prefix);
+    const counts = await bucketIdCounts(prefix);
     expect(counts.size).toBe(30);
   }, 180_000);
 });

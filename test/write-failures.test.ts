@@ -2,24 +2,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/index.js";
 import { startFaultProxy, type FaultProxy } from "./support/fault-proxy.js";
-import { s3Config, s3Reader } from "./support/loggers.js";
+import { s3Config, bucketIdCounts } from "./support/loggers.js";
 import { minio, uniquePrefix } from "./support/minio.js";
-import { idCounts, readBack } from "./support/read-back.js";
 
 type Cfg = Parameters<typeof createLogger>[0];
 const proxies: FaultProxy[] = [];
 afterAll(async () => {
   for (const p of proxies) await p.close();
 });
-
-async function bucketIds(prefix: string): Promise<Map<unknown, number>> {
-  const reader = s3Reader();
-  try {
-    return idCounts(await readBack(reader, `${prefix}/`));
-  } finally {
-    reader.close();
-  }
-}
 
 describe("§3.5 permanent failures pause dispatch and latch", () => {
   it("wrong credentials: auth failure latched, nothing reported delivered", async () => {
@@ -36,7 +26,7 @@ describe("§3.5 permanent failures pause dispatch and latch", () => {
     expect(d.delivered).toBe(0);
     expect(d.pending).toBeGreaterThan(0);
     expect(JSON.stringify(res)).not.toContain("not-the-secret");
-    expect((await bucketIds(prefix)).size).toBe(0);
+    expect((await bucketIdCounts(prefix)).size).toBe(0);
     await log.close({ timeoutMs: 1000 });
   });
 
@@ -81,7 +71,7 @@ describe("§3.5 permanent failures pause dispatch and latch", () => {
     expect(later.ok).toBe(false);
     expect(d.failure).not.toBeNull();
     expect(d.delivered).toBe(20);
-    const ids = await bucketIds(prefix);
+    const ids = await bucketIdCounts(prefix);
     expect(ids.size).toBe(d.delivered);
     for (let i = 0; i < 10; i++) expect(ids.has(i)).toBe(false);
     expect((await log.close()).ok).toBe(false);
@@ -131,7 +121,7 @@ describe("§3.5 limits: rejections are counted, never thrown, never evict", () =
     expect(res.ok).toBe(true);
     expect(d.delivered).toBe(accepted);
     expect(d.delivered + d.rejected.queueFull).toBe(2000);
-    const ids = await bucketIds(prefix);
+    const ids = await bucketIdCounts(prefix);
     expect(ids.size).toBe(accepted);
     expect([...ids.values()].every((c) => c === 1)).toBe(true);
   }, 90_000);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { S3Store } from "../../src/store/s3-store.js";
 import { LocalStore } from "../../src/store/local-store.js";
 import { minio, minioStore } from "./minio.js";
+import { idCounts, readBack } from "./read-back.js";
 
 type Delivery = Record<string, unknown>;
 
@@ -48,4 +49,14 @@ export function localConfig(delivery: Delivery = {}) {
     },
     store: new LocalStore({ root: path }),
   };
+}
+
+/** How many times each `data.id` appears under `prefix` on the test MinIO (exactly-once checks). */
+export async function bucketIdCounts(prefix: string, field = "id"): Promise<Map<unknown, number>> {
+  const reader = s3Reader();
+  try {
+    return idCounts(await readBack(reader, `${prefix}/`), field);
+  } finally {
+    reader.close();
+  }
 }
