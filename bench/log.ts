@@ -17,24 +17,12 @@ import { createLogger } from "../src/index.js";
 import { S3Store } from "../src/store/s3-store.js";
 import { startMinio } from "../test/support/minio-server.js";
 import { startFaultProxy } from "../test/support/fault-proxy.js";
+import { positiveArg, requestFields } from "./_shared.js";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} needs a positive whole number`);
-  return v;
-};
-const E2E_RECORDS = arg("records", 300_000);
+const E2E_RECORDS = positiveArg("records", 300_000);
 const HOT_CALLS = 200_000;
 
-const fields = (i: number) => ({
-  route: "/api/orders/:id",
-  method: "GET",
-  status: 200,
-  durationMs: (i * 37) % 900,
-  userId: `u-${i % 5000}`,
-  requestId: `r-${i}`,
-});
+const fields = requestFields;
 
 function nsPerCall(fn: (i: number) => void, calls: number): number {
   const t = process.hrtime.bigint();

@@ -17,22 +17,12 @@ import { createLogger } from "../src/index.js";
 import { getS3SpoolStatus } from "../src/s3.js";
 import { SqliteSpool } from "../src/spool/sqlite-spool.js";
 import { startMinio, type RunningMinio } from "../test/support/minio-server.js";
+import { positiveArg, requestFields } from "./_shared.js";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const RECOVERY_RECORDS = arg("records", 1_000_000);
-const ACKS = arg("acks", 50_000);
+const RECOVERY_RECORDS = positiveArg("records", 1_000_000);
+const ACKS = positiveArg("acks", 50_000);
 const dir = mkdtempSync(join(tmpdir(), "stowage-bench-spool-"));
-const data = (i: number) => ({
-  route: "/api/orders/:id",
-  method: "GET",
-  status: 200,
-  durationMs: (i * 37) % 900,
-  userId: `u-${i % 5000}`,
-  requestId: `r-${i}`,
-});
+const data = requestFields;
 const line = (i: number) =>
   JSON.stringify({
     timestamp: new Date().toISOString(),
