@@ -99,6 +99,14 @@ export class Dispatcher {
     this.pump();
   }
 
+  /**
+   * Latches a failure that happened before upload (e.g. a batch that could not be
+   * encoded), so flush() reports it like any other lost batch.
+   */
+  reportFailure(error: ClassifiedError): void {
+    this.latch(error);
+  }
+
   private latch(error: ClassifiedError): void {
     if (this._failure) {
       this._failure.batches++;

@@ -81,7 +81,6 @@ export function buildLogger(
       }),
     },
     callerRoot: resolved.caller ? process.cwd() : null,
-    closedDrops: 0,
     closed: false,
   };
   return new Logger(core, undefined);

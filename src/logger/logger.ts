@@ -31,8 +31,6 @@ export interface LoggerCore {
   echo: ConsoleEcho | null;
   serialize: SerializeOptions;
   callerRoot: string | null;
-  /** Records not accepted because the logger was closed. */
-  closedDrops: number;
   closed: boolean;
 }
 
@@ -88,6 +86,8 @@ export class Logger {
    * and with StowageError("usage") when the record is malformed.
    */
   async write(record: Partial<LogRecord> & { message?: unknown }): Promise<void> {
+    if (this.core.closed)
+      throw new StowageError("rejected", "the logger is closed; create a new one");
     const level = isLevel(record.level) ? record.level : parseWriteLevel(record.level);
     let ms = Date.now();
     if (record.timestamp !== undefined) {
@@ -117,10 +117,6 @@ export class Logger {
     if (record.traceId !== undefined) full.traceId = record.traceId;
     if (record.spanId !== undefined) full.spanId = record.spanId;
     const line = serializeRecord(full, this.core.serialize);
-    if (this.core.closed) {
-      this.core.closedDrops++;
-      throw new StowageError("rejected", "the logger is closed; create a new one");
-    }
     this.core.echo?.echo(line, level);
     const reason = await this.core.sink.acceptDurable(line, ms);
     if (reason !== null) throw new StowageError("rejected", rejectionMessage(reason));

@@ -130,10 +130,10 @@ export class MemorySink implements Sink {
         this.dispatcher.enqueue(sealed);
       })
       .catch((err: unknown) => {
-        // Cannot happen for well-formed lines; never silent if it does.
+        // Cannot happen for well-formed lines; never silent if it does: count and latch.
         this.failedRecords += b.records;
         this.queuedBytes -= b.decodedBytes;
-        void classifyError(err);
+        this.dispatcher.reportFailure({ ...classifyError(err), kind: "permanent" });
       })
       .finally(() => {
         this.encoding--;

@@ -97,13 +97,7 @@ async function runDemo(opts: DemoOptions, io: CliIo): Promise<number> {
       `Sample project for source context: ${projectDir}\n`,
   );
   if (!opts.studio) return 0;
-  return startDemoStudio(
-    opts,
-    io,
-    opts.s3 ? opts.s3 : `file://${join(root, "store")}`,
-    projectDir,
-    endMs,
-  );
+  return startDemoStudio(opts, io, opts.s3 ? opts.s3 : `file://${join(root, "store")}`, projectDir);
 }
 
 async function startDemoStudio(
@@ -111,7 +105,6 @@ async function startDemoStudio(
   io: CliIo,
   source: string,
   projectDir: string,
-  _endMs: number,
 ): Promise<number> {
   const { startStudio, DEFAULT_STUDIO_PORT } = await import("../../studio/index.js");
   const spec = opts.s3
