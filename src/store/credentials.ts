@@ -9,7 +9,7 @@
  * SDK default chain (`fromNodeProviderChain`: env, AWS_PROFILE, SSO, web identity,
  * ECS, instance metadata, refreshed by the SDK) → anonymous (really unsigned).
  */
-import { fromIni, fromNodeProviderChain } from "@aws-sdk/credential-providers";
+import { credentialProvidersSdk } from "./aws-sdk.js";
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from "@smithy/types";
 import type { CredentialsSpec } from "../config/destination.js";
 import { isLoopbackHost } from "../config/endpoint-policy.js";
@@ -125,13 +125,13 @@ export function resolveCredentials(
     case "profile":
       return {
         source: "profile",
-        provider: fromIni({ profile: spec.profile }),
+        provider: credentialProvidersSdk().fromIni({ profile: spec.profile }),
         description: describeCredentials(spec),
       };
     case "default-chain":
       return {
         source: "default-chain",
-        provider: fromNodeProviderChain(),
+        provider: credentialProvidersSdk().fromNodeProviderChain(),
         description: describeCredentials(spec),
       };
     case "anonymous": {

@@ -3,10 +3,10 @@
  * credential source and addressing, or LocalStore. Also the bucket-level probe
  * (HeadBucket) doctor needs, since the SDK may only be imported under store/.
  */
-import { HeadBucketCommand } from "@aws-sdk/client-s3";
 import type { ResolvedDestination } from "../config/destination.js";
 import type { Env } from "../config/env.js";
 import { StowageError } from "../shared/errors.js";
+import { s3Sdk } from "./aws-sdk.js";
 import { resolveCredentials, type CredentialSource } from "./credentials.js";
 import { LocalStore } from "./local-store.js";
 import type { ObjectStore } from "./object-store.js";
@@ -72,7 +72,7 @@ export async function headBucket(
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
   const abortSignal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   try {
-    const res = await store.client.send(new HeadBucketCommand({ Bucket: store.bucket }), {
+    const res = await store.client.send(new (s3Sdk().HeadBucketCommand)({ Bucket: store.bucket }), {
       abortSignal,
     });
     return res.BucketRegion ? { region: res.BucketRegion } : {};

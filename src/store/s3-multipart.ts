@@ -3,14 +3,8 @@
  * upload part, complete, abort, list. S3Store delegates here; the timed `send`
  * and error mapping are S3Store's own.
  */
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  ListMultipartUploadsCommand,
-  UploadPartCommand,
-  type S3Client,
-} from "@aws-sdk/client-s3";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { s3Sdk } from "./aws-sdk.js";
 import { StowageError } from "../shared/errors.js";
 import type { MultipartUpload, PutOptions, PutResult } from "./object-store.js";
 
@@ -33,7 +27,7 @@ export async function startMultipart(
 ): Promise<MultipartUpload> {
   const res = await s3.send(`CreateMultipartUpload ${key}`, options.signal, (abortSignal) =>
     s3.client.send(
-      new CreateMultipartUploadCommand({
+      new (s3Sdk().CreateMultipartUploadCommand)({
         Bucket: s3.bucket,
         Key: key,
         ...(options.contentType ? { ContentType: options.contentType } : {}),
@@ -57,7 +51,7 @@ export async function uploadPart(
 ): Promise<{ etag: string }> {
   const res = await s3.send(`UploadPart ${upload.key}#${partNumber}`, signal, (abortSignal) =>
     s3.client.send(
-      new UploadPartCommand({
+      new (s3Sdk().UploadPartCommand)({
         Bucket: s3.bucket,
         Key: upload.key,
         UploadId: upload.uploadId,
@@ -78,7 +72,7 @@ export async function completeMultipart(
 ): Promise<PutResult> {
   const res = await s3.send(`CompleteMultipartUpload ${upload.key}`, signal, (abortSignal) =>
     s3.client.send(
-      new CompleteMultipartUploadCommand({
+      new (s3Sdk().CompleteMultipartUploadCommand)({
         Bucket: s3.bucket,
         Key: upload.key,
         UploadId: upload.uploadId,
@@ -100,7 +94,7 @@ export async function abortMultipart(
   try {
     await s3.send(`AbortMultipartUpload ${upload.key}`, signal, (abortSignal) =>
       s3.client.send(
-        new AbortMultipartUploadCommand({
+        new (s3Sdk().AbortMultipartUploadCommand)({
           Bucket: s3.bucket,
           Key: upload.key,
           UploadId: upload.uploadId,
@@ -137,7 +131,7 @@ async function listUploadsPages(
   for (;;) {
     const res = await s3.send(`ListMultipartUploads ${prefix}`, signal, (abortSignal) =>
       s3.client.send(
-        new ListMultipartUploadsCommand({
+        new (s3Sdk().ListMultipartUploadsCommand)({
           Bucket: s3.bucket,
           ...(prefix ? { Prefix: prefix } : {}),
           ...(keyMarker ? { KeyMarker: keyMarker } : {}),

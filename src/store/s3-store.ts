@@ -7,15 +7,7 @@
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import type { Readable } from "node:stream";
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from "@aws-sdk/client-s3";
-import { NodeHttpHandler } from "@smithy/node-http-handler";
+import type { S3Client } from "@aws-sdk/client-s3";
 import type {
   AwsCredentialIdentity,
   AwsCredentialIdentityProvider,
@@ -24,6 +16,7 @@ import type {
   MetadataBearer,
 } from "@smithy/types";
 import { StowageError } from "../shared/errors.js";
+import { httpHandlerSdk, s3Sdk } from "./aws-sdk.js";
 import type {
   GetOptions,
   GetResult,
@@ -84,6 +77,8 @@ export class S3Store implements ObjectStore {
     this.description = `S3(${options.bucket})`;
     this.timeoutMs = options.requestTimeoutMs ?? 10_000;
     const maxSockets = options.maxSockets ?? 16;
+    const { S3Client } = s3Sdk();
+    const { NodeHttpHandler } = httpHandlerSdk();
     this.client = new S3Client({
       // No region given: the SDK resolves one (AWS_REGION, the shared config profile, …).
       ...(options.region ? { region: options.region } : {}),
@@ -161,7 +156,7 @@ export class S3Store implements ObjectStore {
   async put(key: string, body: Uint8Array | string, options: PutOptions = {}): Promise<PutResult> {
     const res = await this.send(`PUT ${key}`, options.signal, (abortSignal) =>
       this.client.send(
-        new PutObjectCommand({
+        new (s3Sdk().PutObjectCommand)({
           Bucket: this.bucket,
           Key: key,
           Body: body,
@@ -184,7 +179,7 @@ export class S3Store implements ObjectStore {
   async get(key: string, options: GetOptions = {}): Promise<GetResult> {
     const res = await this.send(`GET ${key}`, options.signal, (abortSignal) =>
       this.client.send(
-        new GetObjectCommand({
+        new (s3Sdk().GetObjectCommand)({
           Bucket: this.bucket,
           Key: key,
           ...(options.ifMatch ? { IfMatch: options.ifMatch } : {}),
@@ -205,7 +200,9 @@ export class S3Store implements ObjectStore {
 
   async head(key: string, options: { signal?: AbortSignal } = {}): Promise<ObjectInfo> {
     const res = await this.send(`HEAD ${key}`, options.signal, (abortSignal) =>
-      this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal }),
+      this.client.send(new (s3Sdk().HeadObjectCommand)({ Bucket: this.bucket, Key: key }), {
+        abortSignal,
+      }),
     );
     return infoOf(key, res);
   }
@@ -213,7 +210,7 @@ export class S3Store implements ObjectStore {
   async list(options: ListOptions = {}): Promise<ListPage> {
     const res = await this.send(`LIST ${options.prefix ?? ""}`, options.signal, (abortSignal) =>
       this.client.send(
-        new ListObjectsV2Command({
+        new (s3Sdk().ListObjectsV2Command)({
           Bucket: this.bucket,
           ...(options.prefix ? { Prefix: options.prefix } : {}),
           ...(options.startAfter ? { StartAfter: options.startAfter } : {}),
@@ -238,7 +235,9 @@ export class S3Store implements ObjectStore {
 
   async delete(key: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     await this.send(`DELETE ${key}`, options.signal, (abortSignal) =>
-      this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal }),
+      this.client.send(new (s3Sdk().DeleteObjectCommand)({ Bucket: this.bucket, Key: key }), {
+        abortSignal,
+      }),
     );
   }
 
