@@ -33,6 +33,19 @@ it("§3.2 importing stowage writes no files and opens nothing", () => {
   expect(readdirSync(res.cwd).sort()).toEqual(["main.mjs"]);
 });
 
+it("§3.2 importing stowage and logging to the local store never loads the AWS SDK", () => {
+  const res = runScript(
+    `import { createRequire } from "node:module";
+     const log = createLogger({ console: false, destination: "local", local: { path: "store" } });
+     log.info("x");
+     await log.close();
+     const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) => k.includes("@aws-sdk"));
+     console.log(JSON.stringify(loaded));`,
+  );
+  expect(res.status, res.stderr).toBe(0);
+  expect(JSON.parse(res.stdout)).toEqual([]);
+});
+
 it("§3.2 close() releases timers, sockets and workers: the process exits on its own after logging to S3", () => {
   const m = minio();
   const res = runScript(
