@@ -26,6 +26,8 @@ export interface ClassifiedError {
   message: string;
   /** For wrong-region errors: the region the provider named, when it did. */
   region?: string;
+  /** A `Retry-After` the server sent with a throttle or 5xx answer, in ms (seconds or HTTP date). */
+  retryAfterMs?: number;
 }
 
 const AUTH_CODES = new Set([
@@ -131,7 +133,13 @@ export function classifyError(err: unknown): ClassifiedError {
   const code = codeOf(e);
   const status = e.$metadata?.httpStatusCode;
   const message = String(e.message ?? code);
-  const base = { code, message, ...(status !== undefined ? { status } : {}) };
+  const retryAfterMs = parseRetryAfter(e.$response?.headers);
+  const base = {
+    code,
+    message,
+    ...(status !== undefined ? { status } : {}),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  };
   const causeCode = e.cause && typeof e.cause === "object" ? codeOf(e.cause as ErrorLike) : "";
 
   if (status === 412 || status === 304 || code === "PreconditionFailed" || code === "NotModified")
@@ -169,4 +177,16 @@ export function classifyError(err: unknown): ClassifiedError {
     return { kind: "retryable", category: "connectivity", ...base };
   }
   return { kind: "permanent", category: "other", ...base };
+}
+
+/** `Retry-After: <seconds>` or `Retry-After: <HTTP date>` → ms from now (undefined when absent/invalid). */
+export function parseRetryAfter(
+  headers: Record<string, string> | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  const raw = headers?.["retry-after"] ?? headers?.["Retry-After"];
+  if (raw === undefined || raw.trim() === "") return undefined;
+  if (/^\d+(\.\d+)?$/.test(raw.trim())) return Math.round(Number(raw) * 1000);
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
