@@ -13,6 +13,9 @@
  * - a missing key throws StowageError("not-found") from `get`/`head`; `delete`
  *   of a missing key succeeds.
  * - every call honours `signal` and throws StowageError("aborted") when it fires.
+ * - integrity: every `put` and `uploadPart` sends the body's SHA-256, which the
+ *   store verifies and keeps (`checksumSha256` on head/get); a `get` body whose
+ *   bytes differ from a full-object checksum fails with StowageError("integrity").
  */
 import type { Readable } from "node:stream";
 
@@ -25,6 +28,8 @@ export interface PutOptions {
   contentType?: string;
   contentEncoding?: string;
   metadata?: ObjectMetadata;
+  /** Object Lock retention for the new object (the bucket must have Object Lock enabled). */
+  objectLock?: { mode: ObjectLockMode; retainUntil: Date };
   signal?: AbortSignal;
 }
 
@@ -46,7 +51,13 @@ export interface ObjectInfo {
   contentType?: string;
   contentEncoding?: string;
   metadata: ObjectMetadata;
+  /** Stored SHA-256 (base64; multipart objects: composite `…-N`), when the object has one. */
+  checksumSha256?: string;
+  /** Object Lock retention, when the object has one. */
+  objectLock?: { mode: ObjectLockMode; retainUntil: Date };
 }
+
+export type ObjectLockMode = "GOVERNANCE" | "COMPLIANCE";
 
 export interface GetResult extends ObjectInfo {
   /** The object's bytes, as stored (no transparent decompression). */
