@@ -41,6 +41,14 @@ export interface ResolvedS3Destination {
   credentials: CredentialsSpec;
   /** `trustEndpoint: true`, honoured only from code (TypeScript/JS config or an object). */
   trustEndpoint: boolean;
+  /** Object Lock retention for every object written (docs/retention.md). */
+  objectLock?: ObjectLockSpec;
+}
+
+/** `objectLock: { mode, retainDays }` of a destination. */
+export interface ObjectLockSpec {
+  mode: "GOVERNANCE" | "COMPLIANCE";
+  retainDays: number;
 }
 
 export interface ResolvedLocalDestination {
@@ -168,6 +176,7 @@ export function finishS3Destination(
       ...(block.accountId ? { accountId: block.accountId } : {}),
       credentials: credentialsSpec(block, addressing.endpoint, origin),
       trustEndpoint,
+      ...(block.objectLock ? { objectLock: { ...block.objectLock } } : {}),
     };
   } catch (err) {
     if (!(err instanceof StowageError)) throw err;
