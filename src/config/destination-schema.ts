@@ -90,6 +90,14 @@ export const s3Fields = {
         .max(36_500, { message: "must be at most 36,500 days (100 years)" }),
     })
     .optional(),
+  /** What `stowage policy --lifecycle` generates and doctor checks against (docs/retention.md). */
+  lifecycle: z
+    .strictObject({
+      expireDays: z.number().int().min(1, { message: "must be at least 1 day" }),
+      transitionDays: z.number().int().min(1).optional(),
+      transitionStorageClass: z.string().min(1).optional(),
+    })
+    .optional(),
 };
 
 export const s3BlockSchema = z.strictObject(s3Fields);

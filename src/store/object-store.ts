@@ -35,6 +35,8 @@ export interface PutOptions {
 
 export interface PutResult {
   etag: string;
+  /** The new version's id on a versioned (e.g. Object Lock) bucket. */
+  versionId?: string;
 }
 
 export interface GetOptions {
@@ -99,7 +101,8 @@ export interface ObjectStore {
   get(key: string, options?: GetOptions): Promise<GetResult>;
   head(key: string, options?: { signal?: AbortSignal }): Promise<ObjectInfo>;
   list(options?: ListOptions): Promise<ListPage>;
-  delete(key: string, options?: { signal?: AbortSignal }): Promise<void>;
+  /** Deletes the key (with `versionId`: that version, as a locked bucket requires to really remove bytes). */
+  delete(key: string, options?: { signal?: AbortSignal; versionId?: string }): Promise<void>;
   /** Starts a multipart upload (exports stream large objects through these). */
   startMultipart(key: string, options?: Omit<PutOptions, "ifNoneMatch">): Promise<MultipartUpload>;
   /** Uploads part `partNumber` (1-based; every part but the last ≥ 5 MiB on S3). */

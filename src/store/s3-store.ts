@@ -183,7 +183,7 @@ export class S3Store implements ObjectStore {
       }
       throw err;
     });
-    return { etag: res.ETag ?? "" };
+    return { etag: res.ETag ?? "", ...(res.VersionId ? { versionId: res.VersionId } : {}) };
   }
 
   async get(key: string, options: GetOptions = {}): Promise<GetResult> {
@@ -246,11 +246,19 @@ export class S3Store implements ObjectStore {
     };
   }
 
-  async delete(key: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async delete(
+    key: string,
+    options: { signal?: AbortSignal; versionId?: string } = {},
+  ): Promise<void> {
     await this.send(`DELETE ${key}`, options.signal, (abortSignal) =>
-      this.client.send(new (s3Sdk().DeleteObjectCommand)({ Bucket: this.bucket, Key: key }), {
-        abortSignal,
-      }),
+      this.client.send(
+        new (s3Sdk().DeleteObjectCommand)({
+          Bucket: this.bucket,
+          Key: key,
+          ...(options.versionId ? { VersionId: options.versionId } : {}),
+        }),
+        { abortSignal },
+      ),
     );
   }
 
