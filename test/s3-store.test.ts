@@ -2,7 +2,9 @@ import { afterAll, expect, it } from "vitest";
 import { S3Store } from "../src/store/s3-store.js";
 import { classifyError } from "../src/store/classify-error.js";
 import { runObjectStoreContract } from "../src/store/object-store.contract.js";
-import { minio, uniquePrefix, minioStore } from "./support/minio.js";
+import { HeadObjectCommand, DeleteObjectCommand } from "@aws-sdk/client-s3";
+import { startFaultProxy } from "./support/fault-proxy.js";
+import { freshBucket, minio, uniquePrefix, minioStore } from "./support/minio.js";
 
 const stores: S3Store[] = [];
 function s3(overrides: Partial<ConstructorParameters<typeof S3Store>[0]> = {}): S3Store {
@@ -41,4 +43,42 @@ it("§3.5 classification: a closed port is a retryable connectivity error", asyn
     kind: "retryable",
     category: "connectivity",
   });
+});
+
+it("issue 16: bytes corrupted in flight fail the GET with `integrity` (checksum kept by MinIO, re-hashed while streaming)", async () => {
+  const proxy = await startFaultProxy(minio().endpoint, (r) =>
+    r.kind === "get" ? "flip" : undefined,
+  );
+  try {
+    const store = s3({ endpoint: proxy.endpoint });
+    const key = `${uniquePrefix("flip")}/x.txt`;
+    await store.put(key, "payload ".repeat(100), { ifNoneMatch: "*" });
+    const got = await store.get(key);
+    const err = await (async () => {
+      for await (const _ of got.body) void _;
+    })().catch((e: unknown) => e);
+    expect(proxy.injected.flip).toBe(1);
+    expect(err).toMatchObject({ code: "integrity" });
+  } finally {
+    await proxy.close();
+  }
+});
+
+it("issue 16: Object Lock on a lock-enabled bucket: HEAD shows mode and retain-until; the locked version cannot be deleted", async () => {
+  const bucket = await freshBucket("lock", { objectLock: true });
+  const store = s3({ bucket });
+  const retainUntil = new Date(Math.ceil((Date.now() + 86_400_000) / 1000) * 1000);
+  const key = `${uniquePrefix("lock")}/x.txt`;
+  await store.put(key, "kept", {
+    ifNoneMatch: "*",
+    objectLock: { mode: "GOVERNANCE", retainUntil },
+  });
+  const head = await store.head(key);
+  expect(head.objectLock).toEqual({ mode: "GOVERNANCE", retainUntil });
+  const res = await store.client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+  const err = await store.client
+    .send(new DeleteObjectCommand({ Bucket: bucket, Key: key, VersionId: res.VersionId }))
+    .catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(Error);
+  expect((await store.head(key)).size).toBe(4);
 });

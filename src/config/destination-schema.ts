@@ -77,6 +77,27 @@ export const s3Fields = {
   profile: z.string().min(1).optional(),
   allowAnonymous: z.boolean().optional(),
   trustEndpoint: z.boolean().optional(),
+  /** Object Lock retention set on every object written (the bucket must have Object Lock enabled). */
+  objectLock: z
+    .strictObject({
+      mode: z.enum(["GOVERNANCE", "COMPLIANCE"], {
+        message: "must be GOVERNANCE or COMPLIANCE (see docs/retention.md)",
+      }),
+      retainDays: z
+        .number()
+        .int({ message: "must be a whole number of days" })
+        .min(1, { message: "must be at least 1 day" })
+        .max(36_500, { message: "must be at most 36,500 days (100 years)" }),
+    })
+    .optional(),
+  /** What `stowage policy --lifecycle` generates and doctor checks against (docs/retention.md). */
+  lifecycle: z
+    .strictObject({
+      expireDays: z.number().int().min(1, { message: "must be at least 1 day" }),
+      transitionDays: z.number().int().min(1).optional(),
+      transitionStorageClass: z.string().min(1).optional(),
+    })
+    .optional(),
 };
 
 export const s3BlockSchema = z.strictObject(s3Fields);

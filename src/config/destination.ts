@@ -41,6 +41,23 @@ export interface ResolvedS3Destination {
   credentials: CredentialsSpec;
   /** `trustEndpoint: true`, honoured only from code (TypeScript/JS config or an object). */
   trustEndpoint: boolean;
+  /** Object Lock retention for every object written (docs/retention.md). */
+  objectLock?: ObjectLockSpec;
+  /** Lifecycle the bucket should apply to this prefix (docs/retention.md). */
+  lifecycle?: LifecycleSpec;
+}
+
+/** `lifecycle: { expireDays, transitionDays?, transitionStorageClass? }` of a destination. */
+export interface LifecycleSpec {
+  expireDays: number;
+  transitionDays?: number;
+  transitionStorageClass?: string;
+}
+
+/** `objectLock: { mode, retainDays }` of a destination. */
+export interface ObjectLockSpec {
+  mode: "GOVERNANCE" | "COMPLIANCE";
+  retainDays: number;
 }
 
 export interface ResolvedLocalDestination {
@@ -168,6 +185,8 @@ export function finishS3Destination(
       ...(block.accountId ? { accountId: block.accountId } : {}),
       credentials: credentialsSpec(block, addressing.endpoint, origin),
       trustEndpoint,
+      ...(block.objectLock ? { objectLock: { ...block.objectLock } } : {}),
+      ...(block.lifecycle ? { lifecycle: lifecycleSpec(block.lifecycle) } : {}),
     };
   } catch (err) {
     if (!(err instanceof StowageError)) throw err;
@@ -213,4 +232,22 @@ export function parseDestination(
     return finishLocalDestination(data.path, options.cwd);
   const { type: _type, ...block } = data as S3Block & { type?: "s3" };
   return finishS3Destination(block, where, options);
+}
+
+function lifecycleSpec(l: {
+  expireDays: number;
+  transitionDays?: number | undefined;
+  transitionStorageClass?: string | undefined;
+}): LifecycleSpec {
+  if ((l.transitionDays === undefined) !== (l.transitionStorageClass === undefined))
+    throw new StowageError(
+      "config",
+      "lifecycle: transition_days and transition_storage_class go together (e.g. 30 and STANDARD_IA)",
+    );
+  if (l.transitionDays !== undefined && l.transitionDays >= l.expireDays)
+    throw new StowageError(
+      "config",
+      `lifecycle: transition_days (${l.transitionDays}) must be less than expire_days (${l.expireDays})`,
+    );
+  return { ...l } as LifecycleSpec;
 }

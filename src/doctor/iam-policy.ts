@@ -5,6 +5,7 @@
  */
 import type { ResolvedS3Destination } from "../config/destination.js";
 import { StowageError } from "../shared/errors.js";
+import { retentionStatements } from "./iam-retention.js";
 import type { DoctorTarget } from "./types.js";
 
 export type PolicyRole = "writer" | "reader";
@@ -164,9 +165,13 @@ export function buildIamPolicy(
       },
     );
   }
-  const pairs = s3.flatMap((t, i) =>
-    statementsFor(t.destination, t.kind ?? "logs", role, s3.length > 1 ? String(i + 1) : ""),
-  );
+  const pairs = s3.flatMap((t, i) => {
+    const n = s3.length > 1 ? String(i + 1) : "";
+    return [
+      ...statementsFor(t.destination, t.kind ?? "logs", role, n),
+      ...retentionStatements(t.destination, t.kind ?? "logs", role, n),
+    ];
+  });
   return {
     policy: { Version: "2012-10-17", Statement: pairs.map((p) => p.st) },
     explanations: pairs.map((p) => ({ sid: p.st.Sid, why: p.why })),

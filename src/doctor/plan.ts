@@ -5,7 +5,11 @@
  * one destination; an export file (`exports:`) one per export.
  */
 import { relative } from "node:path";
-import { finishLocalDestination, parseDestination } from "../config/destination.js";
+import {
+  finishLocalDestination,
+  normalisePrefix,
+  parseDestination,
+} from "../config/destination.js";
 import type { Env } from "../config/env.js";
 import { findConfigFile, loadConfigFile, type LoadedConfigFile } from "../config/load-config.js";
 import { DEFAULT_LOCAL_PATH, resolveLoggerConfig } from "../config/logger-config.js";
@@ -50,7 +54,17 @@ function exportTargets(file: LoadedConfigFile, options: PlanOptions): DoctorTarg
       origin: file.origin,
       file: file.path,
     });
-    return [{ destination, label: name, file: file.path, kind: "export" }];
+    const template =
+      typeof raw?.prefix === "string" ? raw.prefix.replaceAll("{export}", name) : undefined;
+    return [
+      {
+        destination,
+        label: name,
+        file: file.path,
+        kind: "export",
+        ...(template?.includes("{") ? { prefixTemplate: normalisePrefix(template) } : {}),
+      },
+    ];
   });
 }
 

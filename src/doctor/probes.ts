@@ -13,6 +13,7 @@ import { headBucket, openStore } from "../store/open-store.js";
 import { checkCredentials } from "./credentials-check.js";
 import { arnOf, diagnose, type ProbeNeed } from "./diagnose.js";
 import { conditionalRead, listProbe } from "./read-probes.js";
+import { retentionChecks } from "./retention-checks.js";
 import type { CheckOutcome, CheckResult, DoctorTarget } from "./types.js";
 
 export interface ProbeOptions {
@@ -63,6 +64,7 @@ export async function probeTarget(
   const keys = [`${stem}1`, `${stem}2`];
   const key = keys[0]!;
   const written: string[] = [];
+  const versions = new Map<string, string>();
   const signal = options.signal;
   // Capability probes (§2.4) run for log destinations, and for exports with --capabilities:
   // exports write with plain and multipart PUTs and do not rely on conditional requests.
@@ -118,8 +120,10 @@ export async function probeTarget(
     try {
       for (const k of capabilities ? keys : [key]) {
         const conditional = capabilities ? { ifNoneMatch: "*" as const } : {};
-        await store.put(k, body, { ...conditional, contentType: "text/plain", signal });
+        const put = await store.put(k, body, { ...conditional, contentType: "text/plain", signal });
         written.push(k);
+        // On a versioned (Object Lock) bucket, delete the probe's version: no noncurrent copy stays.
+        if (put.versionId) versions.set(k, put.versionId);
       }
     } catch (err) {
       if (dest.type === "local")
@@ -191,6 +195,8 @@ export async function probeTarget(
         ),
       );
     }
+    // 7. lifecycle rules and Object Lock (docs/retention.md)
+    results.push(...(await retentionChecks(target, store, signal, suffix)));
   } finally {
     // 6. cleanup
     if (written.length) {
@@ -198,7 +204,7 @@ export async function probeTarget(
       let firstErr: unknown;
       for (const k of written)
         await store
-          .delete(k, { signal })
+          .delete(k, { signal, ...(versions.has(k) ? { versionId: versions.get(k)! } : {}) })
           .catch((err: unknown) => (left.push(k), (firstErr ??= err)));
       if (left.length === 0) record("Cleanup (DeleteObject)", ok);
       else {

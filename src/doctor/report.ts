@@ -1,4 +1,4 @@
-/** Doctor's text report: `[OK]  <name>` / `[FAIL] <name> -- <category>: <detail>` + `Hint:`, then the verdict. */
+/** Doctor's text report: `[OK]  <name>` / `[WARN] <name> -- <advice>` / `[FAIL] <name> -- <category>: <detail>` + `Hint:`, then the verdict. */
 import type { DoctorReport } from "./types.js";
 
 const INDENT = "       ";
@@ -10,6 +10,11 @@ const INDENT = "       ";
 export function formatReport(report: DoctorReport): string {
   let out = "";
   for (const c of report.checks) {
+    if (c.ok && c.warning) {
+      out += `[WARN] ${c.name} -- ${c.warning.split("\n").join(`\n${INDENT}`)}\n`;
+      if (c.hint) out += `${INDENT}Hint: ${c.hint.split("\n").join(`\n${INDENT}`)}\n`;
+      continue;
+    }
     if (c.ok) {
       out += `[OK]  ${c.name}\n`;
       continue;

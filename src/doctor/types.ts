@@ -23,6 +23,8 @@ export interface CheckResult {
   category?: DoctorCategory;
   detail?: string;
   hint?: string;
+  /** A passing check with advice (printed `[WARN]`; does not fail the run). */
+  warning?: string;
 }
 
 /** `{ok, checks}` — also the `--json` output. */
@@ -39,6 +41,8 @@ export interface DoctorTarget {
   file?: string;
   /** What writes there: the logger (`<prefix>/v1/...`) or an export (parts, manifest, `_SUCCESS`). */
   kind?: "logs" | "export";
+  /** An export prefix as written, `{export}` filled and `{date}` kept (lifecycle rules cover every run). */
+  prefixTemplate?: string;
 }
 
 /** What an extra check returns: success, or a failure in one of the categories. */

@@ -20,6 +20,7 @@ interface Target {
   label?: string;
   file?: string;
   kind?: "logs" | "export";
+  prefixTemplate?: string;
 }
 
 interface Check {
@@ -81,7 +82,15 @@ export async function exportDoctorPlan(
             ...e.destination,
             path: prefix ? `${e.destination.path}/${prefix}` : e.destination.path,
           };
-    return { destination, label: e.name, file: file.path, kind: "export" };
+    // S3 prefixes keep {date}: lifecycle rules and policies cover every run (docs/retention.md).
+    const template = e.destination.type === "s3" ? e.prefixTemplate : undefined;
+    return {
+      destination,
+      label: e.name,
+      file: file.path,
+      kind: "export",
+      ...(template?.includes("{") ? { prefixTemplate: template } : {}),
+    };
   });
   const label = sourceLabel(cfg.source.type);
   const check: Check = {

@@ -15,6 +15,7 @@ export type StowageErrorCode =
   | "not-found"
   | "aborted"
   | "format"
+  | "integrity"
   | "source"
   | "spool"
   | "rejected"

@@ -10,6 +10,7 @@ import { throwIfAborted } from "../shared/abort.js";
 import { StowageError } from "../shared/errors.js";
 import { randomHex } from "../shared/ids.js";
 import type { MultipartUpload, PutOptions, PutResult } from "./object-store.js";
+import { compositeChecksum, sha256Base64 } from "./checksum.js";
 
 /** What the multipart code needs from its LocalStore. */
 export interface LocalMultipartHost {
@@ -19,7 +20,7 @@ export interface LocalMultipartHost {
   commitFile(
     key: string,
     tmp: string,
-    base: { etag: string; size: number },
+    base: { etag: string; size: number; checksumSha256: string },
     options: PutOptions,
   ): Promise<PutResult>;
 }
@@ -81,11 +82,13 @@ export class LocalMultipart {
     const tmp = join(this.tmpDir, randomHex(24));
     const fh = await open(tmp, "wx");
     const md5s = createHash("md5");
+    const sums: string[] = [];
     let size = 0;
     try {
       for (const p of parts) {
         const data = await readFile(join(dir, `part-${String(p.partNumber).padStart(5, "0")}`));
         md5s.update(createHash("md5").update(data).digest());
+        sums.push(sha256Base64(data));
         size += data.byteLength;
         await fh.write(data);
       }
@@ -94,7 +97,12 @@ export class LocalMultipart {
       await fh.close();
     }
     const etag = `"${md5s.digest("hex")}-${parts.length}"`;
-    const res = await this.host.commitFile(upload.key, tmp, { etag, size }, spec.options);
+    const res = await this.host.commitFile(
+      upload.key,
+      tmp,
+      { etag, size, checksumSha256: compositeChecksum(sums) },
+      spec.options,
+    );
     await rm(dir, { recursive: true, force: true });
     return res;
   }

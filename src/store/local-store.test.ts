@@ -1,5 +1,5 @@
 import { mkdtempSync } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -55,4 +55,25 @@ it("§3.4 local store: deleting the last key of a folder removes the empty folde
   const keys = (await store.list({ prefix: "x/" })).entries.map((e) => e.key);
   expect(keys).toHaveLength(20);
   expect(keys.every((k) => /^x\/y\/k\d+$/.test(k))).toBe(true);
+});
+
+it("issue 16: bytes altered on disk after the write fail the GET with `integrity`", async () => {
+  const root = mkdtempSync(join(tmpdir(), "stowage-local-sum-"));
+  const store = new LocalStore({ root });
+  await store.put("a/b.txt", "original bytes", { ifNoneMatch: "*" });
+  await writeFile(join(root, "a", "b.txt"), "0riginal bytes");
+  const got = await store.get("a/b.txt");
+  const err = await (async () => {
+    for await (const _ of got.body) void _;
+  })().catch((e: unknown) => e);
+  expect(err).toMatchObject({ code: "integrity" });
+});
+
+it("issue 16: an object locked until a future date cannot be deleted; the lock shows on HEAD", async () => {
+  const store = new LocalStore({ root: mkdtempSync(join(tmpdir(), "stowage-local-lock-")) });
+  const retainUntil = new Date(Date.now() + 86_400_000);
+  await store.put("l/x.txt", "kept", { objectLock: { mode: "COMPLIANCE", retainUntil } });
+  expect((await store.head("l/x.txt")).objectLock).toEqual({ mode: "COMPLIANCE", retainUntil });
+  await expect(store.delete("l/x.txt")).rejects.toThrow(/locked \(COMPLIANCE\)/);
+  expect((await store.head("l/x.txt")).size).toBe(4);
 });

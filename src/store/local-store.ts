@@ -4,7 +4,8 @@
  *
  * On disk, under `root`:
  * - `<key>`: the object's bytes, exactly as given (plain files: other tools can glob them);
- * - `<dir>/.<name>.stowage-meta`: JSON sidecar {etag, size, contentType, contentEncoding, metadata};
+ * - `<dir>/.<name>.stowage-meta`: JSON sidecar {etag, size, contentType, contentEncoding, metadata,
+ *   checksumSha256, objectLock} — the SHA-256 is checked on every GET, like S3's;
  * - `.stowage-tmp/`: temp files and multipart parts; never listed.
  * Invariants:
  * - Creation is atomic and exclusive: temp files are written and fsynced, then the
@@ -34,6 +35,7 @@ import { StowageError } from "../shared/errors.js";
 import { randomHex } from "../shared/ids.js";
 import { throwIfAborted } from "../shared/abort.js";
 import { LocalMultipart } from "./local-multipart.js";
+import { sha256Base64, verifyingStream } from "./checksum.js";
 import type {
   GetOptions,
   GetResult,
@@ -42,6 +44,7 @@ import type {
   ListPage,
   MultipartUpload,
   ObjectInfo,
+  ObjectLockMode,
   ObjectStore,
   PutOptions,
   PutResult,
@@ -56,6 +59,8 @@ interface Sidecar {
   contentType?: string;
   contentEncoding?: string;
   metadata: Record<string, string>;
+  checksumSha256?: string;
+  objectLock?: { mode: ObjectLockMode; retainUntil: string };
 }
 
 export interface LocalStoreOptions {
@@ -132,7 +137,7 @@ export class LocalStore implements ObjectStore {
       key,
       path,
       await this.tmpFile(bytes),
-      { etag, size: bytes.byteLength },
+      { etag, size: bytes.byteLength, checksumSha256: sha256Base64(bytes) },
       options,
     );
   }
@@ -142,11 +147,19 @@ export class LocalStore implements ObjectStore {
     key: string,
     path: string,
     tmpData: string,
-    base: { etag: string; size: number },
+    base: { etag: string; size: number; checksumSha256: string },
     options: PutOptions,
   ): Promise<PutResult> {
     const sidecar: Sidecar = {
       ...base,
+      ...(options.objectLock
+        ? {
+            objectLock: {
+              mode: options.objectLock.mode,
+              retainUntil: new Date(options.objectLock.retainUntil).toISOString(),
+            },
+          }
+        : {}),
       ...(options.contentType ? { contentType: options.contentType } : {}),
       ...(options.contentEncoding ? { contentEncoding: options.contentEncoding } : {}),
       metadata: Object.fromEntries(
@@ -204,6 +217,15 @@ export class LocalStore implements ObjectStore {
       ...(side?.contentType ? { contentType: side.contentType } : {}),
       ...(side?.contentEncoding ? { contentEncoding: side.contentEncoding } : {}),
       metadata: side?.metadata ?? {},
+      ...(side?.checksumSha256 ? { checksumSha256: side.checksumSha256 } : {}),
+      ...(side?.objectLock
+        ? {
+            objectLock: {
+              mode: side.objectLock.mode,
+              retainUntil: new Date(side.objectLock.retainUntil),
+            },
+          }
+        : {}),
     };
   }
 
@@ -229,10 +251,11 @@ export class LocalStore implements ObjectStore {
         `GET ${key}: ETag ${info.etag} does not match If-Match ${options.ifMatch}`,
       );
     }
-    const body = createReadStream(
+    const raw = createReadStream(
       this.pathOf(key),
       options.signal ? { signal: options.signal } : {},
     );
+    const body = info.checksumSha256 ? verifyingStream(raw, key, info.checksumSha256) : raw;
     return { ...info, body };
   }
 
@@ -306,6 +329,13 @@ export class LocalStore implements ObjectStore {
   async delete(key: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     throwIfAborted(options.signal);
     const path = this.pathOf(key);
+    const lock = (await this.readSidecar(path))?.objectLock;
+    if (lock && Date.parse(lock.retainUntil) > Date.now())
+      throw new StowageError(
+        "storage",
+        `DELETE ${key}: the object is locked (${lock.mode}) until ${lock.retainUntil}`,
+        { cause: Object.assign(new Error("object is WORM protected"), { name: "AccessDenied" }) },
+      );
     await unlink(path).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== "ENOENT")
         throw new StowageError("storage", `DELETE ${key}: ${err.message}`, { cause: err });

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { isStowageError } from "../shared/errors.js";
 import { classifyError } from "./classify-error.js";
 import type { ObjectStore } from "./object-store.js";
+import { compositeChecksum, sha256Base64 } from "./checksum.js";
 
 async function readAll(body: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -30,6 +31,17 @@ export function runObjectStoreContract(
   make: () => Promise<{ store: ObjectStore; prefix: string }>,
 ): void {
   describe(`ObjectStore contract: ${name}`, () => {
+    it("integrity: every put sends its SHA-256, the store keeps it, GET re-hashes the bytes", async () => {
+      const { store, prefix } = await make();
+      const key = `${prefix}/sum.txt`;
+      await store.put(key, "checked bytes\n", { ifNoneMatch: "*" });
+      const head = await store.head(key);
+      expect(head.checksumSha256).toBe(sha256Base64("checked bytes\n"));
+      const got = await store.get(key);
+      expect(got.checksumSha256).toBe(head.checksumSha256);
+      expect((await readAll(got.body)).toString()).toBe("checked bytes\n");
+    });
+
     it("§3.4 exclusive create: a second put with If-None-Match:* is `exists` and leaves the first", async () => {
       const { store, prefix } = await make();
       const key = `${prefix}/a.txt`;
@@ -148,6 +160,10 @@ export function runObjectStoreContract(
       const got = await store.get(key);
       const body = await readAll(got.body);
       expect(body.length).toBe(part1.length + part2.length);
+      // Integrity (issue 16): each part sent with its SHA-256; the object keeps the composite.
+      expect(got.checksumSha256).toBe(
+        compositeChecksum([sha256Base64(part1), sha256Base64(part2)]),
+      );
       expect(body.subarray(-4).toString()).toBe("tail");
       const up2 = await store.startMultipart(`${prefix}/aborted.bin`);
       await store.uploadPart(up2, 1, part2);

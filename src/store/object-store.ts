@@ -13,6 +13,9 @@
  * - a missing key throws StowageError("not-found") from `get`/`head`; `delete`
  *   of a missing key succeeds.
  * - every call honours `signal` and throws StowageError("aborted") when it fires.
+ * - integrity: every `put` and `uploadPart` sends the body's SHA-256, which the
+ *   store verifies and keeps (`checksumSha256` on head/get); a `get` body whose
+ *   bytes differ from a full-object checksum fails with StowageError("integrity").
  */
 import type { Readable } from "node:stream";
 
@@ -25,11 +28,15 @@ export interface PutOptions {
   contentType?: string;
   contentEncoding?: string;
   metadata?: ObjectMetadata;
+  /** Object Lock retention for the new object (the bucket must have Object Lock enabled). */
+  objectLock?: { mode: ObjectLockMode; retainUntil: Date };
   signal?: AbortSignal;
 }
 
 export interface PutResult {
   etag: string;
+  /** The new version's id on a versioned (e.g. Object Lock) bucket. */
+  versionId?: string;
 }
 
 export interface GetOptions {
@@ -46,7 +53,13 @@ export interface ObjectInfo {
   contentType?: string;
   contentEncoding?: string;
   metadata: ObjectMetadata;
+  /** Stored SHA-256 (base64; multipart objects: composite `…-N`), when the object has one. */
+  checksumSha256?: string;
+  /** Object Lock retention, when the object has one. */
+  objectLock?: { mode: ObjectLockMode; retainUntil: Date };
 }
+
+export type ObjectLockMode = "GOVERNANCE" | "COMPLIANCE";
 
 export interface GetResult extends ObjectInfo {
   /** The object's bytes, as stored (no transparent decompression). */
@@ -88,7 +101,8 @@ export interface ObjectStore {
   get(key: string, options?: GetOptions): Promise<GetResult>;
   head(key: string, options?: { signal?: AbortSignal }): Promise<ObjectInfo>;
   list(options?: ListOptions): Promise<ListPage>;
-  delete(key: string, options?: { signal?: AbortSignal }): Promise<void>;
+  /** Deletes the key (with `versionId`: that version, as a locked bucket requires to really remove bytes). */
+  delete(key: string, options?: { signal?: AbortSignal; versionId?: string }): Promise<void>;
   /** Starts a multipart upload (exports stream large objects through these). */
   startMultipart(key: string, options?: Omit<PutOptions, "ifNoneMatch">): Promise<MultipartUpload>;
   /** Uploads part `partNumber` (1-based; every part but the last ≥ 5 MiB on S3). */

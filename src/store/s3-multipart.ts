@@ -7,11 +7,14 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { s3Sdk } from "./aws-sdk.js";
 import { StowageError } from "../shared/errors.js";
 import type { MultipartUpload, PutOptions, PutResult } from "./object-store.js";
+import { sha256Base64 } from "./checksum.js";
 
 /** What a multipart operation needs from S3Store. */
 export interface S3Call {
   client: S3Client;
   bucket: string;
+  /** SHA-256 of each uploaded part, by upload id, for CompleteMultipartUpload. */
+  partChecksums: Map<string, Map<number, string>>;
   /** One SDK call under the caller's signal and the per-attempt timeout, errors mapped. */
   send<T>(
     what: string,
@@ -30,6 +33,13 @@ export async function startMultipart(
       new (s3Sdk().CreateMultipartUploadCommand)({
         Bucket: s3.bucket,
         Key: key,
+        ChecksumAlgorithm: "SHA256",
+        ...(options.objectLock
+          ? {
+              ObjectLockMode: options.objectLock.mode,
+              ObjectLockRetainUntilDate: options.objectLock.retainUntil,
+            }
+          : {}),
         ...(options.contentType ? { ContentType: options.contentType } : {}),
         ...(options.contentEncoding ? { ContentEncoding: options.contentEncoding } : {}),
         ...(options.metadata ? { Metadata: options.metadata } : {}),
@@ -49,6 +59,7 @@ export async function uploadPart(
   body: Uint8Array,
   signal: AbortSignal | undefined,
 ): Promise<{ etag: string }> {
+  const checksum = sha256Base64(body);
   const res = await s3.send(`UploadPart ${upload.key}#${partNumber}`, signal, (abortSignal) =>
     s3.client.send(
       new (s3Sdk().UploadPartCommand)({
@@ -57,10 +68,14 @@ export async function uploadPart(
         UploadId: upload.uploadId,
         PartNumber: partNumber,
         Body: body,
+        ChecksumSHA256: checksum,
       }),
       { abortSignal },
     ),
   );
+  let sums = s3.partChecksums.get(upload.uploadId);
+  if (!sums) s3.partChecksums.set(upload.uploadId, (sums = new Map()));
+  sums.set(partNumber, checksum);
   return { etag: res.ETag ?? "" };
 }
 
@@ -70,6 +85,7 @@ export async function completeMultipart(
   parts: { partNumber: number; etag: string }[],
   signal: AbortSignal | undefined,
 ): Promise<PutResult> {
+  const sums = s3.partChecksums.get(upload.uploadId);
   const res = await s3.send(`CompleteMultipartUpload ${upload.key}`, signal, (abortSignal) =>
     s3.client.send(
       new (s3Sdk().CompleteMultipartUploadCommand)({
@@ -77,12 +93,20 @@ export async function completeMultipart(
         Key: upload.key,
         UploadId: upload.uploadId,
         MultipartUpload: {
-          Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })),
+          Parts: parts.map((p) => {
+            const sum = sums?.get(p.partNumber);
+            return {
+              PartNumber: p.partNumber,
+              ETag: p.etag,
+              ...(sum ? { ChecksumSHA256: sum } : {}),
+            };
+          }),
         },
       }),
       { abortSignal },
     ),
   );
+  s3.partChecksums.delete(upload.uploadId);
   return { etag: res.ETag ?? "" };
 }
 
@@ -91,6 +115,7 @@ export async function abortMultipart(
   upload: MultipartUpload,
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  s3.partChecksums.delete(upload.uploadId);
   try {
     await s3.send(`AbortMultipartUpload ${upload.key}`, signal, (abortSignal) =>
       s3.client.send(

@@ -29,6 +29,7 @@ import type {
   PutResult,
 } from "./object-store.js";
 import { toStoreError } from "./store-errors.js";
+import { sha256Base64, verifyingStream } from "./checksum.js";
 import {
   abortMultipart,
   completeMultipart,
@@ -124,6 +125,7 @@ export class S3Store implements ObjectStore {
     this.call = {
       client: this.client,
       bucket: this.bucket,
+      partChecksums: new Map(),
       send: (w, sig, fn) => this.send(w, sig, fn),
     };
   }
@@ -160,6 +162,14 @@ export class S3Store implements ObjectStore {
           Bucket: this.bucket,
           Key: key,
           Body: body,
+          // Integrity: the server verifies the digest and keeps it (GET/HEAD return it).
+          ChecksumSHA256: sha256Base64(body),
+          ...(options.objectLock
+            ? {
+                ObjectLockMode: options.objectLock.mode,
+                ObjectLockRetainUntilDate: options.objectLock.retainUntil,
+              }
+            : {}),
           ...(options.ifNoneMatch ? { IfNoneMatch: options.ifNoneMatch } : {}),
           ...(options.contentType ? { ContentType: options.contentType } : {}),
           ...(options.contentEncoding ? { ContentEncoding: options.contentEncoding } : {}),
@@ -173,7 +183,7 @@ export class S3Store implements ObjectStore {
       }
       throw err;
     });
-    return { etag: res.ETag ?? "" };
+    return { etag: res.ETag ?? "", ...(res.VersionId ? { versionId: res.VersionId } : {}) };
   }
 
   async get(key: string, options: GetOptions = {}): Promise<GetResult> {
@@ -182,6 +192,7 @@ export class S3Store implements ObjectStore {
         new (s3Sdk().GetObjectCommand)({
           Bucket: this.bucket,
           Key: key,
+          ChecksumMode: "ENABLED",
           ...(options.ifMatch ? { IfMatch: options.ifMatch } : {}),
         }),
         {
@@ -189,7 +200,8 @@ export class S3Store implements ObjectStore {
         },
       ),
     );
-    const body = res.Body as Readable;
+    const raw = res.Body as Readable;
+    const body = res.ChecksumSHA256 ? verifyingStream(raw, key, res.ChecksumSHA256) : raw;
     if (options.signal) {
       const onAbort = () => body.destroy(new StowageError("aborted", "the operation was aborted"));
       options.signal.addEventListener("abort", onAbort, { once: true });
@@ -200,9 +212,10 @@ export class S3Store implements ObjectStore {
 
   async head(key: string, options: { signal?: AbortSignal } = {}): Promise<ObjectInfo> {
     const res = await this.send(`HEAD ${key}`, options.signal, (abortSignal) =>
-      this.client.send(new (s3Sdk().HeadObjectCommand)({ Bucket: this.bucket, Key: key }), {
-        abortSignal,
-      }),
+      this.client.send(
+        new (s3Sdk().HeadObjectCommand)({ Bucket: this.bucket, Key: key, ChecksumMode: "ENABLED" }),
+        { abortSignal },
+      ),
     );
     return infoOf(key, res);
   }
@@ -233,11 +246,19 @@ export class S3Store implements ObjectStore {
     };
   }
 
-  async delete(key: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async delete(
+    key: string,
+    options: { signal?: AbortSignal; versionId?: string } = {},
+  ): Promise<void> {
     await this.send(`DELETE ${key}`, options.signal, (abortSignal) =>
-      this.client.send(new (s3Sdk().DeleteObjectCommand)({ Bucket: this.bucket, Key: key }), {
-        abortSignal,
-      }),
+      this.client.send(
+        new (s3Sdk().DeleteObjectCommand)({
+          Bucket: this.bucket,
+          Key: key,
+          ...(options.versionId ? { VersionId: options.versionId } : {}),
+        }),
+        { abortSignal },
+      ),
     );
   }
 
@@ -290,6 +311,9 @@ function infoOf(
     ContentType?: string;
     ContentEncoding?: string;
     Metadata?: Record<string, string>;
+    ChecksumSHA256?: string;
+    ObjectLockMode?: string;
+    ObjectLockRetainUntilDate?: Date;
   },
 ): ObjectInfo {
   return {
@@ -300,6 +324,16 @@ function infoOf(
     ...(res.ContentType ? { contentType: res.ContentType } : {}),
     ...(res.ContentEncoding ? { contentEncoding: res.ContentEncoding } : {}),
     metadata: lowerKeys(res.Metadata ?? {}),
+    ...(res.ChecksumSHA256 ? { checksumSha256: res.ChecksumSHA256 } : {}),
+    ...((res.ObjectLockMode === "GOVERNANCE" || res.ObjectLockMode === "COMPLIANCE") &&
+    res.ObjectLockRetainUntilDate
+      ? {
+          objectLock: {
+            mode: res.ObjectLockMode,
+            retainUntil: new Date(res.ObjectLockRetainUntilDate),
+          },
+        }
+      : {}),
   };
 }
 

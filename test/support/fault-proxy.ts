@@ -2,7 +2,8 @@
  * A real HTTP proxy between an S3 client and MinIO that counts requests and
  * injects faults by rule: 503 SlowDown, 500, connection reset, a stall past the
  * client's timeout, or "drop": forward to MinIO, let the write land, then cut
- * the connection without answering (an ambiguous success).
+ * the connection without answering (an ambiguous success), or "flip": forward and
+ * invert the first byte of the response body (bytes corrupted in flight).
  */
 import {
   createServer,
@@ -13,7 +14,7 @@ import {
 } from "node:http";
 import type { Socket } from "node:net";
 
-export type FaultAction = "slowdown" | "500" | "reset" | "stall" | "drop";
+export type FaultAction = "slowdown" | "500" | "reset" | "stall" | "drop" | "flip";
 
 export interface ProxiedRequest {
   method: string;
@@ -65,6 +66,7 @@ export async function startFaultProxy(target: string, rule?: FaultRule): Promise
     reset: 0,
     stall: 0,
     drop: 0,
+    flip: 0,
   };
   const log: ProxiedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -122,6 +124,19 @@ export async function startFaultProxy(target: string, rule?: FaultRule): Promise
           return;
         }
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+        if (action === "flip") {
+          let flipped = false;
+          upRes.on("data", (chunk: Buffer) => {
+            if (!flipped && chunk.length > 0) {
+              chunk = Buffer.from(chunk);
+              chunk[0] = chunk[0]! ^ 0xff;
+              flipped = true;
+            }
+            res.write(chunk);
+          });
+          upRes.on("end", () => res.end());
+          return;
+        }
         upRes.pipe(res);
       },
     );

@@ -58,7 +58,11 @@ async function waitLive(
 }
 
 /** Creates buckets through the S3 API (never by touching the data dir). */
-export async function createBuckets(info: MinioInfo, buckets: string[]): Promise<void> {
+export async function createBuckets(
+  info: MinioInfo,
+  buckets: string[],
+  options: { objectLock?: boolean } = {},
+): Promise<void> {
   const client = new S3Client({
     endpoint: info.endpoint,
     region: info.region,
@@ -66,7 +70,13 @@ export async function createBuckets(info: MinioInfo, buckets: string[]): Promise
     credentials: { accessKeyId: info.accessKeyId, secretAccessKey: info.secretAccessKey },
   });
   try {
-    for (const Bucket of buckets) await client.send(new CreateBucketCommand({ Bucket }));
+    for (const Bucket of buckets)
+      await client.send(
+        new CreateBucketCommand({
+          Bucket,
+          ...(options.objectLock ? { ObjectLockEnabledForBucket: true } : {}),
+        }),
+      );
   } finally {
     client.destroy();
   }

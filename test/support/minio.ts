@@ -13,10 +13,13 @@ export function uniquePrefix(name: string): string {
   return `t/${name}-${randomBytes(4).toString("hex")}`;
 }
 
-/** Creates a fresh, uniquely named bucket and returns its name. */
-export async function freshBucket(name = "b"): Promise<string> {
+/** Creates a fresh, uniquely named bucket (optionally with Object Lock enabled) and returns its name. */
+export async function freshBucket(
+  name = "b",
+  options: { objectLock?: boolean } = {},
+): Promise<string> {
   const bucket = `${name}-${randomBytes(5).toString("hex")}`.toLowerCase();
-  await createBuckets(minio(), [bucket]);
+  await createBuckets(minio(), [bucket], options);
   return bucket;
 }
 

@@ -9,9 +9,10 @@ import * as logs from "./logs.js";
 import * as spool from "./spool.js";
 import * as runCmd from "./run.js";
 import * as validate from "./validate.js";
+import * as verify from "./verify.js";
 
 export function registerCommands(program: Command, io: CliIo, setExit: SetExitCode): void {
-  for (const cmd of [demo, doctor, policy, studio, logs, spool, runCmd, validate]) {
+  for (const cmd of [demo, doctor, policy, studio, logs, spool, runCmd, validate, verify]) {
     cmd.register(program, io, setExit);
   }
 }

@@ -1,6 +1,7 @@
 /**
  * `stowage policy --config F --role writer|reader [--json]`: the least-privilege
- * IAM policy for the configured bucket and prefix, each statement explained
+ * IAM policy for the configured bucket and prefix, each statement explained;
+ * `--lifecycle`: the bucket lifecycle configuration for the configured prefixes
  * (the bare JSON document with --json, ready for `aws iam create-policy`).
  */
 import { Option, type Command } from "commander";
@@ -18,10 +19,10 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       (v: string, p: string[]) => [...p, v],
       [],
     )
-    .addOption(
-      new Option("--role <role>", "who the policy is for")
-        .choices(["writer", "reader"])
-        .makeOptionMandatory(),
+    .addOption(new Option("--role <role>", "who the policy is for").choices(["writer", "reader"]))
+    .option(
+      "--lifecycle",
+      "print the bucket lifecycle configuration for the configured prefixes instead (docs/retention.md)",
     )
     .option("--json", "print only the policy document")
     .option(
@@ -33,7 +34,8 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
     .action(
       async (opts: {
         config: string[];
-        role: "writer" | "reader";
+        role?: "writer" | "reader";
+        lifecycle?: boolean;
         json?: boolean;
         trustEndpoint: string[];
       }) => {
@@ -49,6 +51,27 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
             "config",
             broken.detail ?? `${broken.name} is invalid`,
             broken.hint ? { hint: broken.hint } : {},
+          );
+        if (opts.lifecycle) {
+          const { buildLifecycle } = await import("../../doctor/lifecycle.js");
+          const lifecycle = buildLifecycle(plan.targets);
+          if (!opts.json) {
+            io.err(
+              "# Bucket lifecycle configuration: apply with\n#   aws s3api put-bucket-lifecycle-configuration --bucket BUCKET --lifecycle-configuration file://lifecycle.json\n",
+            );
+            for (const r of lifecycle.Rules)
+              io.err(
+                `#   ${r.ID}: ${r.Filter.Prefix || "(bucket root)"}${r.Expiration ? ` expires after ${r.Expiration.Days} d` : ""}${r.Transitions ? `, moves to ${r.Transitions[0]!.StorageClass} after ${r.Transitions[0]!.Days} d` : ""}${r.AbortIncompleteMultipartUpload ? ", aborts incomplete multipart uploads after 1 d" : ""}\n`,
+              );
+          }
+          io.out(`${JSON.stringify(lifecycle, null, 2)}\n`);
+          setExit(0);
+          return;
+        }
+        if (!opts.role)
+          throw new StowageError(
+            "usage",
+            "say which policy to print: --role writer, --role reader, or --lifecycle",
           );
         const { policy, explanations } = buildIamPolicy(plan.targets, opts.role);
         if (opts.json) {

@@ -1,0 +1,133 @@
+/**
+ * Doctor's retention and cost checks for one destination (docs/retention.md):
+ * the bucket's lifecycle rules against the prefix (lifecycle.ts), and, when the
+ * config asks for Object Lock, that the bucket has it enabled and that this
+ * writer may set retention — proved by a probe locked for two seconds, then
+ * removed by version, so no probe is ever left that cannot be deleted.
+ */
+import { sleep } from "../shared/abort.js";
+import { randomHex } from "../shared/ids.js";
+import { getBucketLifecycle, getBucketObjectLockEnabled } from "../store/bucket-config.js";
+import { classifyError } from "../store/classify-error.js";
+import type { ObjectStore } from "../store/object-store.js";
+import { analyseLifecycle } from "./lifecycle.js";
+import type { CheckResult, DoctorTarget } from "./types.js";
+
+const PROBE_LOCK_MS = 2_000;
+
+/** @example checks.push(...(await retentionChecks(target, store, signal))) */
+export async function retentionChecks(
+  target: DoctorTarget,
+  store: ObjectStore,
+  signal: AbortSignal,
+  suffix = "",
+): Promise<CheckResult[]> {
+  const d = target.destination;
+  if (d.type !== "s3") return [];
+  const out: CheckResult[] = [];
+  out.push({
+    name: `Lifecycle rules${suffix}`,
+    ...(await lifecycleOutcome(target, store, signal)),
+  });
+  if (d.objectLock) out.push(...(await lockChecks(target, store, signal, suffix)));
+  return out;
+}
+
+async function lifecycleOutcome(
+  target: DoctorTarget,
+  store: ObjectStore,
+  signal: AbortSignal,
+): Promise<Omit<CheckResult, "name">> {
+  let rules;
+  try {
+    rules = await getBucketLifecycle(store, signal);
+  } catch (err) {
+    const c = classifyError(err);
+    return {
+      ok: true,
+      warning: `could not read the bucket's lifecycle rules (${c.code}${c.status ? `, HTTP ${c.status}` : ""})`,
+      hint: "grant s3:GetLifecycleConfiguration (stowage policy adds it when lifecycle or object_lock is configured), or ask the bucket's owner",
+    };
+  }
+  const findings = analyseLifecycle(target, rules);
+  const fail = findings.find((f) => f.level === "fail");
+  if (fail) return { ok: false, category: "config error", detail: fail.detail, hint: fail.hint };
+  if (findings.length === 0) return { ok: true };
+  return {
+    ok: true,
+    warning: findings.map((f) => f.detail).join("; "),
+    hint: [...new Set(findings.map((f) => f.hint))].join("; "),
+  };
+}
+
+async function lockChecks(
+  target: DoctorTarget,
+  store: ObjectStore,
+  signal: AbortSignal,
+  suffix: string,
+): Promise<CheckResult[]> {
+  const d = target.destination;
+  if (d.type !== "s3" || !d.objectLock) return [];
+  const name = `Object Lock (${d.objectLock.mode}, ${d.objectLock.retainDays} d)${suffix}`;
+  try {
+    if (!(await getBucketObjectLockEnabled(store, signal)))
+      return [
+        {
+          name,
+          ok: false,
+          category: "capability missing",
+          detail: `bucket ${d.bucket} does not have Object Lock enabled, and the config asks every object to be locked`,
+          hint: "create the bucket with Object Lock enabled (aws s3api create-bucket --object-lock-enabled-for-bucket), or remove object_lock from the config",
+        },
+      ];
+  } catch (err) {
+    const c = classifyError(err);
+    return [
+      {
+        name,
+        ok: false,
+        category: c.category === "auth" ? "auth error" : "connectivity error",
+        detail: `could not read the bucket's Object Lock configuration (${c.code})`,
+        hint: "grant s3:GetBucketObjectLockConfiguration (see stowage policy --role writer)",
+      },
+    ];
+  }
+  const key = `${d.prefix ? `${d.prefix}/` : ""}.stowage-doctor/${new Date().toISOString().replace(/[:.]/g, "")}-${randomHex(12)}.lock`;
+  const retainUntil = new Date(Math.ceil((Date.now() + PROBE_LOCK_MS) / 1000) * 1000);
+  let versionId: string | undefined;
+  try {
+    const put = await store.put(key, "stowage doctor lock probe\n", {
+      ifNoneMatch: "*",
+      objectLock: { mode: d.objectLock.mode, retainUntil },
+      signal,
+    });
+    versionId = put.versionId;
+    const head = await store.head(key, { signal });
+    if (!head.objectLock)
+      return [
+        {
+          name,
+          ok: false,
+          category: "capability missing",
+          detail: "a PUT with Object Lock headers was accepted but the object came back unlocked",
+        },
+      ];
+  } catch (err) {
+    const c = classifyError(err);
+    return [
+      {
+        name,
+        ok: false,
+        category: c.category === "auth" ? "auth error" : "capability missing",
+        detail: `this writer cannot set a ${d.objectLock.mode} retention (${c.code}${c.status ? `, HTTP ${c.status}` : ""})`,
+        hint: "grant s3:PutObjectRetention on the prefix (stowage policy --role writer adds it)",
+      },
+    ];
+  } finally {
+    // The probe's retention is two seconds: wait it out, then remove that version for good.
+    const wait = retainUntil.getTime() + 250 - Date.now();
+    if (wait > 0) await sleep(wait, signal).catch(() => undefined);
+    await store.delete(key, { signal, ...(versionId ? { versionId } : {}) }).catch(() => undefined);
+  }
+  return [{ name, ok: true }];
+}

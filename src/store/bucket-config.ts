@@ -1,0 +1,91 @@
+/**
+ * Bucket-level settings doctor reads (the SDK lives under store/ only): the
+ * lifecycle rules and whether Object Lock is enabled. Answers are normalised
+ * to plain data; "not configured" is an empty answer, not an error.
+ */
+import { s3Sdk } from "./aws-sdk.js";
+import type { ObjectStore } from "./object-store.js";
+import { S3Store } from "./s3-store.js";
+
+/** One lifecycle rule as doctor needs it (prefix filters only; tag filters make a rule partial). */
+export interface BucketLifecycleRule {
+  id: string;
+  enabled: boolean;
+  /** The key prefix the rule applies to ("" for the whole bucket); undefined when it filters on tags or size. */
+  prefix: string | undefined;
+  expireDays?: number;
+  transitionDays?: number;
+  abortIncompleteMultipartDays?: number;
+}
+
+type RawRule = {
+  ID?: string;
+  Status?: string;
+  Prefix?: string;
+  Filter?: {
+    Prefix?: string;
+    Tag?: unknown;
+    And?: { Prefix?: string; Tags?: unknown[] };
+    ObjectSizeGreaterThan?: number;
+    ObjectSizeLessThan?: number;
+  };
+  Expiration?: { Days?: number };
+  Transitions?: { Days?: number }[];
+  AbortIncompleteMultipartUpload?: { DaysAfterInitiation?: number };
+};
+
+function prefixOf(r: RawRule): string | undefined {
+  const f = r.Filter;
+  if (!f) return r.Prefix ?? "";
+  if (f.Tag || f.And?.Tags?.length || f.ObjectSizeGreaterThan || f.ObjectSizeLessThan)
+    return undefined;
+  return f.Prefix ?? f.And?.Prefix ?? "";
+}
+
+/** Lifecycle rules of the store's bucket ([] when none are configured). Local stores have none. */
+export async function getBucketLifecycle(
+  store: ObjectStore,
+  signal?: AbortSignal,
+): Promise<BucketLifecycleRule[]> {
+  if (!(store instanceof S3Store)) return [];
+  try {
+    const res = await store.client.send(
+      new (s3Sdk().GetBucketLifecycleConfigurationCommand)({ Bucket: store.bucket }),
+      signal ? { abortSignal: signal } : {},
+    );
+    return ((res.Rules ?? []) as RawRule[]).map((r) => {
+      const days = r.Transitions?.map((t) => t.Days).filter((d): d is number => d !== undefined);
+      return {
+        id: r.ID ?? "",
+        enabled: r.Status === "Enabled",
+        prefix: prefixOf(r),
+        ...(r.Expiration?.Days !== undefined ? { expireDays: r.Expiration.Days } : {}),
+        ...(days && days.length ? { transitionDays: Math.min(...days) } : {}),
+        ...(r.AbortIncompleteMultipartUpload?.DaysAfterInitiation !== undefined
+          ? { abortIncompleteMultipartDays: r.AbortIncompleteMultipartUpload.DaysAfterInitiation }
+          : {}),
+      };
+    });
+  } catch (err) {
+    if ((err as { name?: string }).name === "NoSuchLifecycleConfiguration") return [];
+    throw err;
+  }
+}
+
+/** True when the bucket has Object Lock enabled (false when it has no lock configuration). */
+export async function getBucketObjectLockEnabled(
+  store: ObjectStore,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  if (!(store instanceof S3Store)) return true; // the local store keeps locks in its sidecars
+  try {
+    const res = await store.client.send(
+      new (s3Sdk().GetObjectLockConfigurationCommand)({ Bucket: store.bucket }),
+      signal ? { abortSignal: signal } : {},
+    );
+    return res.ObjectLockConfiguration?.ObjectLockEnabled === "Enabled";
+  } catch (err) {
+    if ((err as { name?: string }).name === "ObjectLockConfigurationNotFoundError") return false;
+    throw err;
+  }
+}
