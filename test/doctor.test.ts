@@ -95,6 +95,7 @@ describe("§2.5 stowage doctor against MinIO", () => {
     expect(report.checks.map((c) => c.name)).toEqual([
       "Config (stowage.config.yaml)",
       "Credentials (environment variables DOCTOR_AK, DOCTOR_SK)",
+      `Endpoint ${new URL(minio().endpoint).origin} (path-style)`,
       `Destination S3(${minio().bucket})`,
       "Write probe (PutObject If-None-Match: *)",
       "Conditional create (second PUT answers 412)",

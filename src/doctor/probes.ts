@@ -6,6 +6,7 @@
  * checks that depend on it; the probe objects are always deleted when allowed.
  */
 import type { Env } from "../config/env.js";
+import { describeEndpoint } from "../config/providers.js";
 import { isStowageError } from "../shared/errors.js";
 import { randomHex } from "../shared/ids.js";
 import { describeCredentials } from "../store/credentials.js";
@@ -51,6 +52,7 @@ export async function probeTarget(
     const outcome = await checkCredentials(dest, options.env);
     record(`Credentials (${describeCredentials(dest.credentials)})`, outcome);
     if (!outcome.ok) return results;
+    record(`Endpoint ${describeEndpoint(dest)}`, ok);
   }
   const store = openStore(dest, {
     env: options.env,
