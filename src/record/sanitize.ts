@@ -190,8 +190,10 @@ function walkArray(
       v = UNSERIALIZABLE;
     }
     let r: unknown;
-    if (secrets !== null && secrets[nextSecret] === i) ((r = REDACTED), nextSecret++);
-    else if (states !== null && plan !== null) {
+    if (secrets !== null && secrets[nextSecret] === i) {
+      r = REDACTED;
+      nextSecret++;
+    } else if (states !== null && plan !== null) {
       const next = stepPaths(plan.paths, states, String(i));
       r = next === PATH_MATCH ? REDACTED : walk(v, depth + 1, ctx, next);
     } else {
