@@ -55,8 +55,9 @@ export function wasabiEndpoint(region: string): string {
  * virtual-hosted buckets (`<bucket>.<host>`) get virtual hosting; anything else
  * (localhost, a self-hosted MinIO/Ceph/Garage) would need wildcard DNS, which it
  * rarely has, so `bucket.localhost` → ENOTFOUND is avoided.
+ * @example defaultPathStyle("http://localhost:9000") // true
  */
-function customPathStyle(endpoint: string): boolean {
+export function defaultPathStyle(endpoint: string): boolean {
   let host: string;
   try {
     host = new URL(endpoint).hostname;
@@ -129,7 +130,7 @@ export function applyProvider(input: AddressingInput): Addressing {
     default:
       if (input.endpoint) {
         out.region ??= "us-east-1";
-        out.forcePathStyle = input.forcePathStyle ?? customPathStyle(input.endpoint);
+        out.forcePathStyle = input.forcePathStyle ?? defaultPathStyle(input.endpoint);
       } else out.provider = "aws";
   }
   return out;
