@@ -89,3 +89,24 @@ export function checkIntegrity(db: SqlDatabase, path: string): void {
     },
   );
 }
+
+/**
+ * A failed spool write as the error to report: a full disk (SQLITE_FULL, ENOSPC,
+ * or the page limit) says so and what to do; anything else is returned as is.
+ * Records committed earlier are unaffected: the failed transaction rolled back.
+ */
+export function spoolWriteError(err: unknown, path: string): unknown {
+  const code = String((err as { code?: unknown } | null)?.code ?? "");
+  const message = err instanceof Error ? err.message : String(err);
+  if (
+    !code.startsWith("SQLITE_FULL") &&
+    code !== "ENOSPC" &&
+    !/database or disk is full/i.test(message)
+  )
+    return err;
+  return new StowageError(
+    "spool",
+    `the spool's disk is full (${path}): records not yet acknowledged could not be committed; those already acknowledged are kept. Free space on that disk or lower maxSpoolBytes.`,
+    { cause: err, hint: "see docs/spool.md (maxSpoolBytes, spoolPath)" },
+  );
+}

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { StowageError } from "../../src/shared/errors.js";
-import { openDatabase } from "../../src/spool/sqlite-driver.js";
+import { openDatabase, type SqlDatabase } from "../../src/spool/sqlite-driver.js";
 import { openSpoolDatabase } from "../../src/spool/sqlite-schema.js";
 import { SqliteSpool } from "../../src/spool/sqlite-spool.js";
 import { runStowage } from "../support/cli.js";
@@ -102,15 +102,48 @@ describe("§3 a spool with a corrupt page", () => {
   });
 });
 
+describe("§3 disk full while spooling", () => {
+  it("says the spool's disk is full and keeps the records already acknowledged", () => {
+    const path = join(tempDir(), "spool.db");
+    const spool = SqliteSpool.open(path, { leaseMs: 1000 });
+    const rec = (i: number) => ({ line: `{"i":${i},"pad":"${"y".repeat(2000)}"}`, timestampMs: i });
+    spool.append([rec(0), rec(1)]);
+    const acknowledged = spool.status().records;
+    expect(acknowledged).toBe(2);
+    // SQLite's page limit answers SQLITE_FULL exactly as a full disk does.
+    const db = (spool as unknown as { db: SqlDatabase }).db;
+    const pages = (db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
+    db.exec(`PRAGMA max_page_count = ${pages + 1}`);
+    let err: unknown;
+    try {
+      for (let i = 2; i < 200; i++) spool.append([rec(i)]);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(StowageError);
+    expect((err as Error).message).toContain("the spool's disk is full");
+    expect((err as Error).message).toContain("lower maxSpoolBytes");
+    expect((err as Error).message).not.toContain("no transaction is active");
+    expect(spool.status().records).toBeGreaterThanOrEqual(acknowledged);
+    spool.close();
+    const reopened = SqliteSpool.open(path, { leaseMs: 1000 });
+    expect(reopened.status().records).toBeGreaterThanOrEqual(acknowledged);
+    reopened.close();
+  });
+});
+
 describe("§3 stowage demo --dir", () => {
   it("refuses to replace a store an application wrote, and says why", async () => {
     const dir = tempDir();
     const store = join(dir, ".stowage", "store");
     mkdirSync(join(store, "v1"), { recursive: true });
     writeFileSync(join(store, "v1", "app.ndjson.gz"), "application data");
-    const run = await runStowage(["demo", "--no-studio", "--dir", ".stowage", "--hours", "1", "--per-hour", "5"], {
-      cwd: dir,
-    });
+    const run = await runStowage(
+      ["demo", "--no-studio", "--dir", ".stowage", "--hours", "1", "--per-hour", "5"],
+      {
+        cwd: dir,
+      },
+    );
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("stowage demo did not create");
     expect(readFileSync(join(store, "v1", "app.ndjson.gz"), "utf8")).toBe("application data");
@@ -119,9 +152,12 @@ describe("§3 stowage demo --dir", () => {
   it("replaces its own store on a re-run", async () => {
     const dir = tempDir();
     for (let i = 0; i < 2; i++) {
-      const run = await runStowage(["demo", "--no-studio", "--dir", "d", "--hours", "1", "--per-hour", "5"], {
-        cwd: dir,
-      });
+      const run = await runStowage(
+        ["demo", "--no-studio", "--dir", "d", "--hours", "1", "--per-hour", "5"],
+        {
+          cwd: dir,
+        },
+      );
       expect(run.code, run.stderr).toBe(0);
     }
     expect(existsSync(join(dir, "d", ".stowage-demo"))).toBe(true);
