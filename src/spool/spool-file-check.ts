@@ -54,10 +54,7 @@ export function checkNotForeign(db: SqlDatabase, path: string): void {
     version !== undefined && version !== 0
       ? `it is an SQLite database with user_version ${version}`
       : others.length
-        ? `it is an SQLite database with other objects (${others
-            .slice(0, 5)
-            .map((r) => `${r.type} ${r.name}`)
-            .join(", ")})`
+        ? `it is an SQLite database with ${describeObjects(others)}`
         : undefined;
   if (what) {
     throw new StowageError(
@@ -66,6 +63,14 @@ export function checkNotForeign(db: SqlDatabase, path: string): void {
       { hint: moveHint(path) },
     );
   }
+}
+
+/** "other tables (a, b)" or "other objects (view v, table t)", at most five named. */
+function describeObjects(others: readonly { type: string; name: string }[]): string {
+  const shown = others.slice(0, 5);
+  return shown.every((r) => r.type === "table")
+    ? `other tables (${shown.map((r) => r.name).join(", ")})`
+    : `other objects (${shown.map((r) => `${r.type} ${r.name}`).join(", ")})`;
 }
 
 /**
