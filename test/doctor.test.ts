@@ -95,6 +95,7 @@ describe("§2.5 stowage doctor against MinIO", () => {
     expect(report.checks.map((c) => c.name)).toEqual([
       "Config (stowage.config.yaml)",
       "Credentials (environment variables DOCTOR_AK, DOCTOR_SK)",
+      `Endpoint ${new URL(minio().endpoint).origin} (path-style)`,
       `Destination S3(${minio().bucket})`,
       "Write probe (PutObject If-None-Match: *)",
       "Conditional create (second PUT answers 412)",
@@ -167,14 +168,14 @@ describe("§2.5 stowage doctor against MinIO", () => {
       { DOCTOR_AK: minio().accessKeyId },
       dir,
     );
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2); // config errors exit 2 (issue 13 §4)
     expect(run.stdout).toContain(
       "[FAIL] Credentials (environment variables DOCTOR_AK, DOCTOR_SK) -- config error: the environment variable DOCTOR_SK",
     );
     noSecret(run, minio().accessKeyId);
     const typo = yamlConfig(["s3:", "  bukcet: logs"]);
     const bad = await stowage(["doctor", "--config", typo.file], {}, typo.dir);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stdout).toContain("[FAIL] Config (stowage.config.yaml) -- config error: ");
     expect(bad.stdout).toContain("unknown key `bukcet` in s3; did you mean `bucket`?");
   });
@@ -184,7 +185,7 @@ describe("§2.5 stowage doctor against MinIO", () => {
       s3Yaml({ prefix: "app", endpoint: "https://minio.internal:9000" }),
     );
     const run = await stowage(["doctor", "--config", file], goodEnv(), dir);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stdout).toContain("[FAIL] Config (stowage.config.yaml) -- config error: ");
     expect(run.stdout).toContain("STOWAGE_TRUSTED_ENDPOINTS=minio.internal");
     expect(run.stdout).toContain("--trust-endpoint minio.internal");

@@ -4,6 +4,7 @@
  * block, and the export form `{ type: s3 | local, ... }`.
  */
 import { z } from "zod";
+import { PROVIDER_NAMES } from "./providers.js";
 
 /** Static credentials, as the AWS SDK takes them. */
 export interface CredentialIdentity {
@@ -65,7 +66,7 @@ export const s3Fields = {
     .optional(),
   endpoint: z.string().min(1).optional(),
   forcePathStyle: z.boolean().optional(),
-  provider: z.enum(["aws", "r2", "minio"]).optional(),
+  provider: z.enum(PROVIDER_NAMES).optional(),
   accountId: z
     .string()
     .regex(/^[A-Za-z0-9]+$/, { message: "must be the Cloudflare account id (letters and digits)" })

@@ -7,9 +7,13 @@
 import { isIPv4 } from "node:net";
 import { StowageError } from "../shared/errors.js";
 
-/** Provider domains allowed over https without being trusted explicitly. */
+/**
+ * Provider domains allowed over https without being trusted explicitly. AWS is
+ * not a domain here: most of `*.amazonaws.com` (API Gateway, EC2 public names,
+ * load balancers) is attacker-controllable with valid TLS, so only S3's own
+ * host forms pass (`isAwsS3Host`).
+ */
 export const WELL_KNOWN_PROVIDER_DOMAINS = [
-  "amazonaws.com",
   "r2.cloudflarestorage.com",
   "backblazeb2.com",
   "wasabisys.com",
@@ -47,10 +51,44 @@ export function isLoopbackHost(hostname: string): boolean {
   return mapped !== null && parseInt(mapped[1]!, 16) >> 8 === 127;
 }
 
-/** True when `hostname` is (a subdomain of) a well-known provider domain. */
+const REGION = "[a-z]{2}(?:-[a-z]+)+-\\d{1,2}";
+/**
+ * S3's endpoint host forms (docs/endpoint-policy.md lists them): global and
+ * regional, legacy dash-region, dualstack, FIPS, access points (incl. FIPS and
+ * dualstack), Object Lambda, multi-region access points and S3 Express, each
+ * optionally behind a virtual-hosted bucket (or access point) name; `.com.cn` too.
+ */
+const AWS_S3_HOST = new RegExp(
+  "^(?:[a-z0-9][a-z0-9.-]{0,126}\\.)?(?:" +
+    [
+      "s3",
+      "s3-external-1",
+      `s3-${REGION}`,
+      `s3(?:-fips)?(?:\\.dualstack)?\\.${REGION}`,
+      `s3-accesspoint(?:-fips)?(?:\\.dualstack)?\\.${REGION}`,
+      `s3-object-lambda(?:-fips)?\\.${REGION}`,
+      `s3express-control\\.${REGION}`,
+      `s3express-[a-z0-9-]+\\.${REGION}`,
+      "accesspoint\\.s3-global",
+    ].join("|") +
+    ")\\.amazonaws\\.com(?:\\.cn)?$",
+);
+
+/**
+ * True for an Amazon S3 endpoint host (path- or virtual-hosted); false for the
+ * rest of `*.amazonaws.com` (API Gateway, EC2, ELB, ...).
+ * @example isAwsS3Host("bucket.s3.eu-west-1.amazonaws.com") // true
+ * @example isAwsS3Host("abc.execute-api.us-east-1.amazonaws.com") // false
+ */
+export function isAwsS3Host(hostname: string): boolean {
+  return AWS_S3_HOST.test(stripDot(hostname.toLowerCase()));
+}
+
+/** True when `hostname` is an S3 host of AWS or (a subdomain of) a well-known provider domain. */
 export function isWellKnownProviderHost(hostname: string): boolean {
   const h = stripDot(hostname.toLowerCase());
   return (
+    isAwsS3Host(h) ||
     WELL_KNOWN_PROVIDER_DOMAINS.some((d) => h.endsWith(`.${d}`)) ||
     WELL_KNOWN_EXACT.some((d) => h === d || h.endsWith(`.${d}`))
   );

@@ -97,6 +97,13 @@ function describeUnion(
 function describe(iss: Issue, base: ConfigPath, origins: KeyOrigins, where: string): string[] {
   const path = [...base, ...(iss.path as (string | number)[])];
   const at = path.length || where ? displayPath(path, origins, where) : "the config";
+  const input: unknown = (iss as { input?: unknown }).input;
+  if (typeof input === "number" && !Number.isFinite(input)) {
+    const yaml = Number.isNaN(input) ? ".nan" : input > 0 ? ".inf" : "-.inf";
+    return [
+      `\`${at}\` is ${yaml} (YAML for ${Number.isNaN(input) ? "not-a-number" : "infinity"}), which is no usable value; write a finite number`,
+    ];
+  }
   switch (iss.code) {
     case "unrecognized_keys": {
       const valid = validKeysOf.get(iss.keys) ?? [];

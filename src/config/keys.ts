@@ -20,14 +20,15 @@ export const pathId = (path: ConfigPath): string => JSON.stringify(path);
 
 /** `force_path_style` → `forcePathStyle`; `aws_profile` → `profile`; others unchanged. */
 export function toCamelKey(key: string): string {
-  const alias = ALIASES[key];
-  if (alias) return alias;
+  // Own lookups only: `__proto__` / `constructor` must not find Object.prototype's members.
+  if (Object.hasOwn(ALIASES, key)) return ALIASES[key]!;
   return SNAKE.test(key) ? key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()) : key;
 }
 
 /** `forcePathStyle` → `force_path_style`; `profile` → `aws_profile`. */
 export function toSnakeKey(key: string): string {
-  return REVERSE_ALIASES[key] ?? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  if (Object.hasOwn(REVERSE_ALIASES, key)) return REVERSE_ALIASES[key]!;
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -64,7 +65,13 @@ export function normaliseKeys(
       }
       seen.set(camel, key);
       if (camel !== key) origins.set(pathId([...path, camel]), key);
-      out[camel] = walk(child, [...path, camel]);
+      // An own data property even for `__proto__`, so it is reported as an unknown key by name.
+      Object.defineProperty(out, camel, {
+        value: walk(child, [...path, camel]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   };

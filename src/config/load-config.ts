@@ -11,8 +11,10 @@ import { basename, extname, join, resolve } from "node:path";
 import type { createJiti as CreateJiti } from "jiti";
 import { parseDocument } from "yaml";
 import { StowageError } from "../shared/errors.js";
+import { defineConfig } from "./define-config.js";
 import { processEnv, type Env } from "./env.js";
 import { interpolateEnv } from "./interpolate.js";
+import { plainConfig } from "./plain-config.js";
 
 /** Discovery order: the first that exists wins. */
 export const CONFIG_FILE_NAMES = [
@@ -83,10 +85,88 @@ function parseData(text: string, file: string, kind: "YAML" | "JSON"): unknown {
   return doc.toJS() as unknown;
 }
 
+/**
+ * JSON is parsed strictly (no trailing commas, comments or single quotes, as
+ * YAML would allow) and must hold an object; errors carry line:column.
+ */
+function parseJson(raw: string, file: string): unknown {
+  const text = raw.replace(/^\uFEFF/, "");
+  const where = (pos: number) => {
+    const before = text.slice(0, pos).split("\n");
+    return { line: before.length, col: before[before.length - 1]!.length + 1 };
+  };
+  const fail = (pos: number, reason: string): never => {
+    const { line, col } = where(pos);
+    throw new StowageError(
+      "config",
+      `${file}:${line}:${col}: invalid JSON: ${reason} (line ${line}, column ${col})`,
+    );
+  };
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const pos = /at position (\d+)/.exec(message);
+    const reason = message
+      .replace(/ in JSON at position \d+.*$/s, "")
+      .replace(/^JSON\.parse: /, "");
+    fail(pos ? Number(pos[1]) : text.length, reason);
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    const kind = data === null ? "null" : Array.isArray(data) ? "a list" : `a ${typeof data}`;
+    fail(
+      text.length - text.trimStart().length,
+      `the top level must be an object {...}, not ${kind}`,
+    );
+  }
+  parseData(text, file, "JSON"); // duplicate keys are refused as in YAML
+  return data;
+}
+
+const parseText = (text: string, file: string, format: LoadedConfigFile["format"]) =>
+  format === "json" ? parseJson(text, file) : parseData(text, file, "YAML");
+
+/**
+ * A config that imports only `defineConfig` (and types) from "stowage", as the
+ * README shows, gets it as a virtual module: otherwise jiti transpiles the whole
+ * package and its dependencies on every load (8.8 s measured; bench/config-load.ts).
+ */
+const STOWAGE_IMPORT = /\bimport\s+(type\s+)?([^;]*?)\s+from\s*["']stowage["']/g;
+
+function jitiOptions(path: string): Parameters<typeof CreateJiti>[1] {
+  // fsCache: the transpiled config is kept (keyed by its content hash) in jiti's cache under
+  // the OS temp directory, so only the first load after an edit pays for the TypeScript
+  // transform (~0.9 s for loading Babel); later loads ~0.2 s. moduleCache off: always re-read.
+  const options = { fsCache: true, moduleCache: false };
+  let source: string;
+  try {
+    source = readFileSync(path, "utf8");
+  } catch {
+    return options;
+  }
+  let uses = false;
+  for (const m of source.matchAll(STOWAGE_IMPORT)) {
+    uses = true;
+    if (m[1]) continue; // import type {...}
+    const names = /^\{([^}]*)\}$/.exec(m[2]!.trim());
+    const onlyDefine = names?.[1]!
+      .split(",")
+      .map((n) => n.trim())
+      .every((n) => n === "" || n === "defineConfig" || n.startsWith("type "));
+    if (!onlyDefine) return options;
+  }
+  if (!uses || /\brequire\(\s*["']stowage["']|import\(\s*["']stowage["']/.test(source))
+    return options;
+  return { ...options, virtualModules: { stowage: { defineConfig } } };
+}
+
 async function importCode(path: string): Promise<unknown> {
   const { createJiti } = await import("jiti");
-  const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false });
   try {
+    const plain = plainConfig(await readFile(path, "utf8"));
+    if (plain) return plain.value;
+    const jiti = createJiti(import.meta.url, jitiOptions(path));
     return await jiti.import(path, { default: true });
   } catch (err) {
     const first = String((err as Error)?.message ?? err).split("\n")[0];
@@ -101,8 +181,10 @@ function requireCode(path: string): unknown {
   const { createJiti } = createRequire(import.meta.url)("jiti") as {
     createJiti: typeof CreateJiti;
   };
-  const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false });
   try {
+    const plain = plainConfig(readFileSync(path, "utf8"));
+    if (plain) return plain.value;
+    const jiti = createJiti(import.meta.url, jitiOptions(path));
     const mod = jiti(path) as { default?: unknown } | undefined;
     return mod && typeof mod === "object" && "default" in mod ? mod.default : mod;
   } catch (err) {
@@ -153,7 +235,7 @@ export async function loadConfigFile(
   const env = options.env ?? processEnv();
   if (format === "ts" || format === "js") return finish(abs, format, await importCode(abs), env);
   const text = await readFile(abs, "utf8");
-  return finish(abs, format, parseData(text, abs, format === "json" ? "JSON" : "YAML"), env);
+  return finish(abs, format, parseText(text, abs, format), env);
 }
 
 /**
@@ -170,5 +252,5 @@ export function loadConfigFileSync(
   const env = options.env ?? processEnv();
   if (format === "ts" || format === "js") return finish(abs, format, requireCode(abs), env);
   const text = readFileSync(abs, "utf8");
-  return finish(abs, format, parseData(text, abs, format === "json" ? "JSON" : "YAML"), env);
+  return finish(abs, format, parseText(text, abs, format), env);
 }

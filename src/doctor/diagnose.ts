@@ -6,6 +6,7 @@
  */
 import type { ResolvedDestination } from "../config/destination.js";
 import { classifyError } from "../store/classify-error.js";
+import { virtualHostDnsHint } from "../store/store-errors.js";
 import { isStowageError } from "../shared/errors.js";
 import type { CheckOutcome, DoctorCategory } from "./types.js";
 
@@ -110,11 +111,14 @@ export function diagnose(
       );
     case "config":
       return fail("config error", "fix the configuration and run doctor again.");
-    case "connectivity":
+    case "connectivity": {
+      const dns = virtualHostDnsHint(isStowageError(err) ? err.cause : err, dest.bucket);
+      if (dns) return fail("connectivity error", dns);
       return fail(
         "connectivity error",
         `could not reach ${dest.endpoint ? new URL(dest.endpoint).origin : "the provider"}: is the server running, and are host, port and http/https right? A proxy or firewall in the way?`,
       );
+    }
     default:
       if (options.capabilityProbe && (c.status === 400 || c.status === 501)) {
         return fail(

@@ -4,6 +4,7 @@
  * into a config check plus the destinations it names. A logger config names
  * one destination; an export file (`exports:`) one per export.
  */
+import { existsSync, statSync } from "node:fs";
 import { relative } from "node:path";
 import {
   finishLocalDestination,
@@ -12,7 +13,14 @@ import {
 } from "../config/destination.js";
 import type { Env } from "../config/env.js";
 import { findConfigFile, loadConfigFile, type LoadedConfigFile } from "../config/load-config.js";
-import { DEFAULT_LOCAL_PATH, resolveLoggerConfig } from "../config/logger-config.js";
+import {
+  DEFAULT_LOCAL_PATH,
+  resolveLoggerConfig,
+  type ResolvedLoggerConfig,
+} from "../config/logger-config.js";
+import { compileRedaction } from "../record/redact.js";
+import { checkSpoolPath } from "../spool/spool-file-check.js";
+import { openSpoolDatabase } from "../spool/sqlite-schema.js";
 import { isStowageError } from "../shared/errors.js";
 import type { CheckResult, DoctorPlan, DoctorTarget, ExportDoctorHook } from "./types.js";
 
@@ -66,6 +74,25 @@ function exportTargets(file: LoadedConfigFile, options: PlanOptions): DoctorTarg
       },
     ];
   });
+}
+
+/**
+ * What `createLogger` checks beyond the schema (issue 13 §4): the redaction
+ * compiles (patterns are valid regexes, paths are well formed) and a spool path
+ * names a spool file or nothing yet. Read-only: doctor creates no spool.
+ */
+function validateLikeCreateLogger(config: ResolvedLoggerConfig): void {
+  compileRedaction({
+    keys: config.redact.keys,
+    paths: config.redact.paths,
+    patterns: config.redact.patterns,
+    disableDefaults: config.redact.disableDefaults,
+  });
+  const d = config.delivery;
+  if (d.buffer !== "sqlite") return;
+  checkSpoolPath(d.spoolPath);
+  if (existsSync(d.spoolPath) && statSync(d.spoolPath).size > 0)
+    openSpoolDatabase(d.spoolPath, { create: false, readonly: true }).db.close();
 }
 
 function configFailure(name: string, err: unknown): CheckResult {
@@ -125,6 +152,7 @@ export async function loadDoctorPlan(
           file: file.path,
           trustedHosts: options.trustedHosts,
         });
+        validateLikeCreateLogger(config);
         plan.targets.push({ destination: config.destination, file: file.path, kind: "logs" });
       }
       plan.configChecks.push({ name, ok: true });

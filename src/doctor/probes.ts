@@ -5,7 +5,10 @@
  * If-Match (right ETag reads, wrong one 412), cleanup. A failure stops the
  * checks that depend on it; the probe objects are always deleted when allowed.
  */
+import { existsSync, rmSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { Env } from "../config/env.js";
+import { describeEndpoint } from "../config/providers.js";
 import { isStowageError } from "../shared/errors.js";
 import { randomHex } from "../shared/ids.js";
 import { describeCredentials } from "../store/credentials.js";
@@ -52,7 +55,11 @@ export async function probeTarget(
     const outcome = await checkCredentials(dest, options.env);
     record(`Credentials (${describeCredentials(dest.credentials)})`, outcome);
     if (!outcome.ok) return results;
+    record(`Endpoint ${describeEndpoint(dest)}`, ok);
   }
+  // A local store that does not exist yet is created by the probes: remove it again afterwards,
+  // so doctor in an empty folder leaves nothing behind (issue 13 §3).
+  const madeByProbe = dest.type === "local" ? topmostMissing(dest.path) : undefined;
   const store = openStore(dest, {
     env: options.env,
     requestTimeoutMs: options.requestTimeoutMs,
@@ -220,6 +227,17 @@ export async function probeTarget(
       }
     }
     store.close();
+    if (madeByProbe) rmSync(madeByProbe, { recursive: true, force: true });
   }
   return results;
+}
+
+/** The highest ancestor of `path` (itself included) that does not exist, or undefined. */
+function topmostMissing(path: string): string | undefined {
+  let missing: string | undefined;
+  for (let p = resolve(path); !existsSync(p); p = dirname(p)) {
+    missing = p;
+    if (dirname(p) === p) break;
+  }
+  return missing;
 }

@@ -41,13 +41,13 @@ describe("§3.3 sensitive keys", () => {
   it("§3.3 a sensitive key redacts its whole value, objects and arrays included, at any depth", () => {
     const r = out({
       data: {
-        user: { credentials: 1, password: { hash: "x", salt: "y" } },
+        user: { credentialCount: 1, password: { hash: "x", salt: "y" } },
         tokens: 3,
         session: [1, 2],
       },
     });
     expect(r.data).toEqual({
-      user: { credentials: 1, password: "[REDACTED]" },
+      user: { credentialCount: 1, password: "[REDACTED]" },
       tokens: 3,
       session: "[REDACTED]",
     });

@@ -4,8 +4,19 @@
  * value patterns. The result is applied inside the serialising walk.
  */
 import { StowageError } from "../shared/errors.js";
+
+export {
+  createKeyMatcher,
+  DEFAULT_REDACT_KEYS,
+  normalizeKey,
+  SENSITIVE_KEY_TABLE,
+  STAYS_CLEAR_EXAMPLES,
+} from "./redact-keys.js";
 import type { LogRecord } from "./record.js";
+import { createKeyMatcher, DEFAULT_REDACT_KEYS, normalizeKey } from "./redact-keys.js";
 import { compilePaths } from "./redact-paths.js";
+import { createTextRedactor } from "./redact-text.js";
+import { pairedSecretIndexes } from "./redact-arrays.js";
 import { redactDefaultPatterns } from "./redact-patterns.js";
 import { sanitizeRecord } from "./safe-json.js";
 import type { RedactionPlan, SanitizeOptions } from "./sanitize.js";
@@ -26,85 +37,6 @@ export interface RedactOptions {
 export interface Redactor {
   (record: LogRecord, opts?: Omit<SanitizeOptions, "redact">): LogRecord;
   readonly plan: RedactionPlan;
-}
-
-/** Default sensitive keys (normalised form), §3.3 plus a few documented extras. */
-export const DEFAULT_REDACT_KEYS: readonly string[] = Object.freeze([
-  "password",
-  "passwd",
-  "pwd",
-  "secret",
-  "token",
-  "access token",
-  "refresh token",
-  "id token",
-  "api key",
-  "api secret",
-  "authorization",
-  "auth",
-  "cookie",
-  "set cookie",
-  "session",
-  "private key",
-  "client secret",
-  "ssn",
-  "credit card",
-  "card number",
-  "cvv",
-  "cvc",
-  "otp",
-  "pin",
-  // extras: common spellings the list above misses
-  "passphrase",
-  "secret key",
-  "secret access key",
-  "session id",
-]);
-
-const KEY_CACHE_MAX = 4096;
-const KEY_CACHE_MAX_LENGTH = 256;
-
-/**
- * `accessToken`, `access-token`, `ACCESS_TOKEN`, `AccessToken` → `access token`.
- * @example normalizeKey("X-API-Key") // "x api key"
- */
-export function normalizeKey(key: string): string {
-  return key
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, " ")
-    .trim();
-}
-
-/**
- * Builds the key matcher. A key is sensitive when its normalised form equals a
- * listed key, or ends with one on a word boundary (`dbPassword`, `x-api-key`),
- * or equals one with the spaces removed (`apikey`, `accesstoken`).
- */
-export function createKeyMatcher(keys: readonly string[]): (key: string) => boolean {
-  const spaced = new Set(keys.map(normalizeKey).filter((k) => k !== ""));
-  const joined = new Set([...spaced].map((k) => k.replaceAll(" ", "")));
-  const cache = new Map<string, boolean>();
-  const decide = (key: string): boolean => {
-    const n = normalizeKey(key);
-    if (spaced.has(n) || joined.has(n)) return true;
-    for (let i = n.indexOf(" "); i !== -1; i = n.indexOf(" ", i + 1)) {
-      const tail = n.slice(i + 1);
-      if (spaced.has(tail) || joined.has(tail)) return true;
-    }
-    return false;
-  };
-  return (key) => {
-    if (key.length > KEY_CACHE_MAX_LENGTH) return decide(key); // never cache huge keys
-    let hit = cache.get(key);
-    if (hit === undefined) {
-      if (cache.size >= KEY_CACHE_MAX) cache.clear();
-      hit = decide(key);
-      cache.set(key, hit);
-    }
-    return hit;
-  };
 }
 
 function compilePattern(p: RegExp | string, n: number): RegExp {
@@ -141,8 +73,11 @@ export function compileRedaction(opts: RedactOptions = {}): Redactor {
   }
   const custom = (opts.patterns ?? []).map(compilePattern);
   const isSensitiveKey = keys.length === 0 ? () => false : createKeyMatcher(keys);
+  const redactText =
+    keys.length || useDefaults ? createTextRedactor(isSensitiveKey, useDefaults) : null;
   const redactString = (s: string): string => {
     if (useDefaults) s = redactDefaultPatterns(s);
+    if (redactText !== null) s = redactText(s);
     for (const re of custom) {
       re.lastIndex = 0;
       if (re.test(s)) s = s.replace(re, "[REDACTED:custom]");
@@ -153,6 +88,7 @@ export function compileRedaction(opts: RedactOptions = {}): Redactor {
     isSensitiveKey,
     redactString,
     paths: compilePaths(opts.paths ?? []),
+    pairedSecrets: (a) => pairedSecretIndexes(a, isSensitiveKey),
   };
   const redactor = ((record: LogRecord, o: Omit<SanitizeOptions, "redact"> = {}) =>
     sanitizeRecord(record, { ...o, redact: { plan } })) as Redactor;

@@ -180,6 +180,8 @@ function walkArray(
   const n = Math.min(len, ctx.maxArray);
   const out: unknown[] = new Array(n);
   const plan = ctx.plan;
+  const secrets = plan?.pairedSecrets?.(a) ?? null; // rawHeaders, [name, value] pairs (ascending)
+  let nextSecret = 0;
   for (let i = 0; i < n; i++) {
     let v: unknown;
     try {
@@ -188,7 +190,10 @@ function walkArray(
       v = UNSERIALIZABLE;
     }
     let r: unknown;
-    if (states !== null && plan !== null) {
+    if (secrets !== null && secrets[nextSecret] === i) {
+      r = REDACTED;
+      nextSecret++;
+    } else if (states !== null && plan !== null) {
       const next = stepPaths(plan.paths, states, String(i));
       r = next === PATH_MATCH ? REDACTED : walk(v, depth + 1, ctx, next);
     } else {

@@ -12,6 +12,8 @@ export interface RedactionPlan {
   redactString(s: string): string;
   /** Compiled custom paths (empty when none). */
   readonly paths: readonly CompiledPath[];
+  /** Indexes of values after a sensitive name in a name/value array (redact-arrays.ts), or null. */
+  pairedSecrets?(a: readonly unknown[]): readonly number[] | null;
 }
 
 /** Caps and redaction for one walk. Omitted caps take `SANITIZE_DEFAULTS`. */

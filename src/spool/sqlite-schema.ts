@@ -38,6 +38,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "
 import { dirname } from "node:path";
 import { StowageError } from "../shared/errors.js";
 import { openDatabase, type SqlDatabase } from "./sqlite-driver.js";
+import { checkIntegrity, checkNotForeign, checkSpoolPath } from "./spool-file-check.js";
 
 export const SPOOL_MAGIC = "stowage-spool";
 export const SPOOL_SCHEMA = "1";
@@ -140,6 +141,8 @@ export function openSpoolDatabase(
   path: string,
   options: { create: boolean; readonly?: boolean },
 ): { db: SqlDatabase; empty: boolean } {
+  checkSpoolPath(path); // issue 13 §3: a directory is a config error, not a raw EISDIR
+  const existed = existsSync(path) && statSync(path).size > 0;
   if (existsSync(path)) checkHeader(path);
   else if (!options.create) {
     throw new StowageError("not-found", `no spool at ${path}`, {
@@ -162,7 +165,9 @@ export function openSpoolDatabase(
     throw sqliteFailure(path, err);
   }
   try {
+    checkNotForeign(db, path); // issue 13 §3: user tables / user_version → refused, untouched
     let kind = inspect(db, path);
+    if (existed && kind === "spool") checkIntegrity(db, path); // issue 13 §3: corrupt page
     if (kind === "empty" && options.create && !options.readonly) kind = initialise(db, path);
     if (kind === "spool" && !options.readonly) {
       db.exec("PRAGMA journal_mode = WAL");

@@ -7,6 +7,7 @@
 import { hostname } from "node:os";
 import { randomHex } from "../shared/ids.js";
 import type { SqlDatabase, SqlStatement } from "./sqlite-driver.js";
+import { spoolWriteError } from "./spool-file-check.js";
 import { openSpoolDatabase } from "./sqlite-schema.js";
 import type {
   BatchOutcome,
@@ -59,6 +60,8 @@ export class SqliteSpool implements Spool {
   private readonly q: Record<string, SqlStatement>;
   private readonly token: string;
   private closed = false;
+  /** The file, for messages (issue 13 §3: disk full). */
+  private path = "the spool file";
 
   private constructor(
     private readonly db: SqlDatabase,
@@ -124,7 +127,9 @@ export class SqliteSpool implements Spool {
   static open(path: string, options: SpoolOpenOptions): SqliteSpool {
     const { db } = openSpoolDatabase(path, { create: true });
     try {
-      return new SqliteSpool(db, options);
+      const spool = new SqliteSpool(db, options);
+      spool.path = path;
+      return spool;
     } catch (err) {
       db.close();
       throw err;
@@ -138,8 +143,14 @@ export class SqliteSpool implements Spool {
       this.db.exec("COMMIT");
       return out;
     } catch (err) {
-      this.db.exec("ROLLBACK");
-      throw err;
+      // issue 13 §3: SQLite may already have rolled back (SQLITE_FULL, IOERR): a second
+      // ROLLBACK would hide the real error behind "no transaction is active".
+      try {
+        this.db.exec("ROLLBACK");
+      } catch {
+        // nothing left to roll back
+      }
+      throw spoolWriteError(err, this.path);
     }
   }
 

@@ -19,6 +19,25 @@ export function s3Sdk(): ClientS3 {
   return (clientS3 ??= require("@aws-sdk/client-s3") as ClientS3);
 }
 
+/**
+ * Runs `build` (an SDK client constructor) without letting the SDK print its
+ * Node-version support warning into the application: Stowage pins a working SDK
+ * version itself, so the warning is noise in a user's logs. Other warnings pass.
+ */
+export function withoutSdkNodeWarning<T>(build: () => T): T {
+  const original = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === "string" ? warning : warning?.message;
+    if (typeof text === "string" && text.startsWith("NodeVersionSupportWarning")) return;
+    (original as (...a: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return build();
+  } finally {
+    process.emitWarning = original;
+  }
+}
+
 /** `@smithy/node-http-handler` (keep-alive sockets, timeouts). */
 export function httpHandlerSdk(): HttpHandler {
   return (httpHandler ??= require("@smithy/node-http-handler") as HttpHandler);

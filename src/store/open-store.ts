@@ -11,6 +11,7 @@ import { resolveCredentials, type CredentialSource } from "./credentials.js";
 import { LocalStore } from "./local-store.js";
 import type { ObjectStore } from "./object-store.js";
 import { S3Store } from "./s3-store.js";
+import { regionMissingError } from "./store-errors.js";
 
 export interface OpenStoreOptions {
   /** Environment for `*_env` credential variables. */
@@ -77,6 +78,8 @@ export async function headBucket(
     });
     return res.BucketRegion ? { region: res.BucketRegion } : {};
   } catch (err) {
+    const missing = regionMissingError(err);
+    if (missing) throw missing;
     const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
     const status = e.$metadata?.httpStatusCode;
     throw new StowageError(

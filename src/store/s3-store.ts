@@ -7,7 +7,7 @@
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import type { Readable } from "node:stream";
-import type { S3Client } from "@aws-sdk/client-s3";
+import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
 import type {
   AwsCredentialIdentity,
   AwsCredentialIdentityProvider,
@@ -16,7 +16,7 @@ import type {
   MetadataBearer,
 } from "@smithy/types";
 import { StowageError } from "../shared/errors.js";
-import { httpHandlerSdk, s3Sdk } from "./aws-sdk.js";
+import { httpHandlerSdk, s3Sdk, withoutSdkNodeWarning } from "./aws-sdk.js";
 import type {
   GetOptions,
   GetResult,
@@ -80,10 +80,13 @@ export class S3Store implements ObjectStore {
     const maxSockets = options.maxSockets ?? 16;
     const { S3Client } = s3Sdk();
     const { NodeHttpHandler } = httpHandlerSdk();
-    this.client = new S3Client({
+    const config = {
       // No region given: the SDK resolves one (AWS_REGION, the shared config profile, …).
       ...(options.region ? { region: options.region } : {}),
       ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+      // Pin the endpoint config resolved (and the endpoint policy judged): AWS_ENDPOINT_URL(_S3)
+      // and a profile's endpoint_url must not redirect data and signed requests elsewhere.
+      ignoreConfiguredEndpointUrls: true,
       forcePathStyle: options.forcePathStyle ?? false,
       maxAttempts: options.maxAttempts ?? 1,
       ...(options.anonymous
@@ -94,8 +97,8 @@ export class S3Store implements ObjectStore {
       // Non-AWS providers (MinIO, R2) reject or ignore the SDK's default CRC checksums.
       ...(options.endpoint
         ? {
-            requestChecksumCalculation: "WHEN_REQUIRED",
-            responseChecksumValidation: "WHEN_REQUIRED",
+            requestChecksumCalculation: "WHEN_REQUIRED" as const,
+            responseChecksumValidation: "WHEN_REQUIRED" as const,
           }
         : {}),
       requestHandler: new NodeHttpHandler({
@@ -104,7 +107,8 @@ export class S3Store implements ObjectStore {
         connectionTimeout: Math.min(this.timeoutMs, 5_000),
         requestTimeout: this.timeoutMs,
       }),
-    });
+    } satisfies S3ClientConfig;
+    this.client = withoutSdkNodeWarning(() => new S3Client(config));
     if (options.anonymous) {
       // Really unsigned: strip what the signer added (SPEC §2.2 step 5).
       this.client.middlewareStack.addRelativeTo(
@@ -149,6 +153,7 @@ export class S3Store implements ObjectStore {
         callerAborted: Boolean(signal?.aborted),
         timedOut: timeout.signal.aborted && !signal?.aborted,
         timeoutMs: this.timeoutMs,
+        bucket: this.bucket,
       });
     } finally {
       clearTimeout(timer);

@@ -4,9 +4,10 @@
  * with `--s3`), then Studio opens on it.
  */
 import type { Command } from "commander";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { StowageError } from "../../shared/errors.js";
+import { defaultPathStyle } from "../../config/providers.js";
 import type { CliIo, SetExitCode } from "../io.js";
 
 interface DemoOptions {
@@ -54,8 +55,8 @@ async function runDemo(opts: DemoOptions, io: CliIo): Promise<number> {
   const { DEMO_FILES } = await import("../../demo/project-files.js");
   const root = resolve(io.cwd, opts.dir);
   const projectDir = join(root, "project");
-  // The demo owns this directory: a re-run starts from a fresh store instead of doubling it.
-  if (!opts.s3) await rm(join(root, "store"), { recursive: true, force: true });
+  // A re-run starts from a fresh store instead of doubling it, but only a store the demo made.
+  if (!opts.s3) await (await import("../../demo/demo-dir.js")).prepareDemoStore(root);
   for (const [rel, text] of Object.entries(DEMO_FILES)) {
     await mkdir(dirname(join(projectDir, rel)), { recursive: true });
     await writeFile(join(projectDir, rel), text);
@@ -112,8 +113,12 @@ async function startDemoStudio(
         url: source,
         options: {
           region: opts.region ?? "us-east-1",
-          ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
-          ...(opts.forcePathStyle ? { forcePathStyle: true } : {}),
+          ...(opts.endpoint
+            ? {
+                endpoint: opts.endpoint,
+                forcePathStyle: opts.forcePathStyle ?? defaultPathStyle(opts.endpoint),
+              }
+            : {}),
         },
       }
     : { url: source };

@@ -1,7 +1,7 @@
 /**
  * `stowage doctor [--config F ...] [--json] [--trust-endpoint HOST ...]` (SPEC §2.5):
  * checks config, credentials, bucket, region and provider capabilities.
- * Exit 0 all passed, 1 a check failed, 2 usage. An export file's source checks
+ * Exit 0 all passed, 1 a check failed, 2 usage or a config error. An export file's source checks
  * come from `export/doctor.js` (`exportDoctorPlan`) when that module exists.
  */
 import { existsSync } from "node:fs";
@@ -90,7 +90,9 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
           capabilities: opts.capabilities === true,
         });
         io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-        setExit(report.ok ? 0 : 1);
+        // A config error exits 2 as everywhere in the CLI; any other failed check 1.
+        const configError = report.checks.some((c) => !c.ok && c.category === "config error");
+        setExit(report.ok ? 0 : configError ? 2 : 1);
       },
     );
 }

@@ -4,6 +4,7 @@
  * read as exact text where the driver would round (BIGINT, DECIMAL, dates).
  */
 import { throwIfAborted } from "../../shared/abort.js";
+import { connectionHint } from "./connect-hint.js";
 import { StowageError } from "../../shared/errors.js";
 import { parseDateText, parseTimestampText } from "../values.js";
 import type {
@@ -143,9 +144,11 @@ export function mysqlError(err: unknown, doing: string): StowageError {
     `${what} while ${doing}: ${e.message ?? String(err)}${e.code ? ` (${e.code})` : ""}`,
     {
       cause: err,
-      hint: lost
-        ? "the server ended the session; re-run the export (nothing was committed)"
-        : "check the query, the table name and the user's privileges",
+      hint:
+        connectionHint(err, "MySQL/MariaDB") ??
+        (lost
+          ? "the server ended the session; re-run the export (nothing was committed)"
+          : "check the query, the table name and the user's privileges"),
     },
   );
 }

@@ -4,6 +4,7 @@
  * the portable kinds (int8 → bigint, numeric → exact text, timestamps → µs).
  */
 import { throwIfAborted } from "../../shared/abort.js";
+import { connectionHint } from "./connect-hint.js";
 import { StowageError } from "../../shared/errors.js";
 import { parseDateText, parseTimestampText } from "../values.js";
 import type {
@@ -89,6 +90,7 @@ export function pgError(err: unknown, doing: string): StowageError {
       cause: err,
       hint:
         e.hint ??
+        connectionHint(err, "PostgreSQL") ??
         (lost
           ? "the server ended the session; re-run the export (nothing was committed)"
           : "check the query, the table name and the role's privileges"),

@@ -1,0 +1,206 @@
+// Hostile and newcomer configs (issue 13 §4, SPEC §2.0): every mistake gets a message that
+// names it, doctor refuses what createLogger refuses, config errors exit 2, refused database
+// connections get a connection hint, and the library keeps the SDK's Node warning to itself.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadConfigFile, loadConfigFileSync } from "../../src/config/load-config.js";
+import { resolveLoggerConfig } from "../../src/config/logger-config.js";
+import { openMysql } from "../../src/export/sources/mysql.js";
+import { openPostgres } from "../../src/export/sources/postgres.js";
+import { StowageError } from "../../src/shared/errors.js";
+import { runStowage } from "../support/cli.js";
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function configDir(name: string, text: string): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), "stowage-hostile-config-"));
+  dirs.push(dir);
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return { dir, file };
+}
+
+async function loadError(name: string, text: string): Promise<string> {
+  const { dir, file } = configDir(name, text);
+  try {
+    const loaded = await loadConfigFile(file, { env: {}, cwd: dir });
+    resolveLoggerConfig(loaded.data, { env: {}, cwd: dir, origin: loaded.origin, file });
+  } catch (err) {
+    expect(err).toBeInstanceOf(StowageError);
+    return (err as Error).message;
+  }
+  throw new Error(`${name} was accepted:\n${text}`);
+}
+
+describe("§4 config messages name the problem", () => {
+  it.each([
+    [
+      "__proto__ at the top",
+      "stowage.config.yaml",
+      "__proto__:\n  polluted: 1\nservice: a\n",
+      "unknown key `__proto__`",
+    ],
+    [
+      "constructor at the top",
+      "stowage.config.yaml",
+      "constructor: 1\nservice: a\n",
+      "unknown key `constructor`",
+    ],
+    [
+      "__proto__ inside s3",
+      "stowage.config.yaml",
+      "destination: s3\ns3:\n  bucket: logs\n  __proto__: {x: 1}\n",
+      "unknown key `__proto__` in s3",
+    ],
+    [
+      "__proto__ in JSON",
+      "stowage.config.json",
+      '{"__proto__": {"level": "debug"}}',
+      "unknown key `__proto__`",
+    ],
+    [
+      ".nan",
+      "stowage.config.yaml",
+      "destination: local\nlocal:\n  path: ./s\n  delivery:\n    max_batch_bytes: .nan\n",
+      "is .nan (YAML for not-a-number)",
+    ],
+    [
+      ".inf",
+      "stowage.config.yaml",
+      "destination: local\nlocal:\n  path: ./s\n  delivery:\n    max_batch_bytes: .inf\n",
+      "is .inf (YAML for infinity)",
+    ],
+    [
+      "JSON trailing comma",
+      "stowage.config.json",
+      '{\n  "service": "a",\n}',
+      "stowage.config.json:3:1: invalid JSON",
+    ],
+    [
+      "JSON top-level null",
+      "stowage.config.json",
+      "null",
+      "stowage.config.json:1:1: invalid JSON: the top level must be an object",
+    ],
+    [
+      "JSON top-level list",
+      "stowage.config.json",
+      "\n  []",
+      "stowage.config.json:2:3: invalid JSON",
+    ],
+    [
+      "JSON single quotes",
+      "stowage.config.json",
+      "{'service': 'a'}",
+      "stowage.config.json:1:2: invalid JSON",
+    ],
+  ])("%s", async (_name, file, text, expected) => {
+    expect(await loadError(file, text)).toContain(expected);
+  });
+
+  it("a README-shape stowage.config.ts loads without a transform, and a throwing one is a config error", () => {
+    const ok = configDir(
+      "stowage.config.ts",
+      'import { defineConfig } from "stowage";\nexport default defineConfig({ service: "api", level: "warn" });\n',
+    );
+    expect(loadConfigFileSync(ok.file, { env: {} }).data).toEqual({
+      service: "api",
+      level: "warn",
+    });
+    const typed = configDir(
+      "stowage.config.ts",
+      'import { defineConfig } from "stowage";\nconst level: string = "warn";\nexport default defineConfig({ level });\n',
+    );
+    expect(loadConfigFileSync(typed.file, { env: {} }).data).toEqual({ level: "warn" });
+    const bad = configDir(
+      "stowage.config.ts",
+      'import { defineConfig } from "stowage";\nexport default defineConfig({ service: undefined.x });\n',
+    );
+    expect(() => loadConfigFileSync(bad.file, { env: {} })).toThrow(
+      /could not load the config module/,
+    );
+  });
+});
+
+describe("§4 doctor validates what createLogger validates; config errors exit 2", () => {
+  const cases: [string, string, string][] = [
+    [
+      "an invalid redact.patterns regex",
+      'redact:\n  patterns:\n    - "(unclosed"\n',
+      "redact.patterns[0] is not a valid regular expression",
+    ],
+    ["a bad redact.paths entry", 'redact:\n  paths:\n    - "data..x"\n', "redact.paths[0]"],
+    [
+      "spool_path /etc/passwd",
+      "local:\n  path: ./store\n  delivery:\n    buffer: sqlite\n    spool_path: /etc/passwd\n",
+      "/etc/passwd is not a Stowage spool",
+    ],
+    [
+      "spool_path a directory",
+      "local:\n  path: ./store\n  delivery:\n    buffer: sqlite\n    spool_path: /tmp\n",
+      "is a directory",
+    ],
+    ["an unknown key", "servce: a\n", "unknown key `servce`"],
+  ];
+  it.each(cases)("%s", async (_name, yaml, expected) => {
+    const { dir } = configDir(
+      "stowage.config.yaml",
+      `destination: local\n${yaml.startsWith("local:") ? "" : "local:\n  path: ./store\n"}${yaml}`,
+    );
+    const run = await runStowage(["doctor"], { cwd: dir });
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(run.stdout).toContain("[FAIL] Config (stowage.config.yaml) -- config error: ");
+    expect(run.stdout).toContain(expected);
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+});
+
+describe("§4 a refused database connection gets a connection hint", () => {
+  it.each([
+    ["PostgreSQL", () => openPostgres("postgres://postgres@127.0.0.1:1/test", 3_000)],
+    ["MySQL/MariaDB", () => openMysql("mysql://root@127.0.0.1:1/test", 3_000)],
+  ])("%s", async (server, open) => {
+    const err = await open().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(StowageError);
+    expect((err as StowageError).hint).toContain("127.0.0.1:1");
+    expect((err as StowageError).hint).toContain(`is the ${server} server running`);
+    expect((err as StowageError).hint).not.toContain("check the query");
+  });
+});
+
+describe("§4 the library never prints the SDK's Node-version warning", () => {
+  it("createLogger with an S3 destination, in an application process without the opt-out", async () => {
+    const app = mkdtempSync(join(tmpdir(), "stowage-hostile-app-"));
+    dirs.push(app);
+    mkdirSync(join(app, "node_modules"));
+    symlinkSync(resolve(import.meta.dirname, "../.."), join(app, "node_modules", "stowage"));
+    const script = `
+      import { createLogger } from "stowage";
+      const log = createLogger({ console: false, destination: "s3", s3: { bucket: "logs", region: "us-east-1",
+        endpoint: "http://127.0.0.1:1", credentials: { accessKeyId: "a", secretAccessKey: "b" } } });
+      log.info("x");
+      await log.close({ timeoutMs: 200 });
+      process.emitWarning("app warning still shown");`;
+    const env = { ...process.env };
+    delete env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
+    const out = await new Promise<{ code: number | null; stderr: string }>((done) => {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+        cwd: app,
+        env,
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.on("close", (code) => done({ code, stderr }));
+    });
+    expect(out.stderr).toContain("app warning still shown");
+    expect(out.stderr).not.toContain("NodeVersionSupportWarning");
+  });
+});
