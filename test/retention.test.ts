@@ -101,7 +101,7 @@ describe("issue 16 §4 lifecycle", () => {
     const locked = await doctor(
       config(bucket, prefix, ["  object_lock:", "    mode: GOVERNANCE", "    retain_days: 10"]),
     );
-    expect(locked.code).toBe(1);
+    expect(locked.code).toBe(2); // a config error: doctor exits 2 for those
     expect(locked.stdout).toMatch(
       /\[FAIL\] Lifecycle rules -- config error: objects under .* expire after 3 days, before their 10-day Object Lock ends/,
     );
