@@ -198,11 +198,11 @@ describe("§4 kill during upload", () => {
     );
     expect(await exitsOnItsOwn(drain, 90_000)).toBe(0);
     const out = drain.final as {
-      last: { destinations: { s3: Record<string, unknown> } };
+      last: { destinations: { sink: Record<string, unknown> } };
       status: Record<string, number>;
     };
     expect(out.status).toMatchObject({ records: 0, pending: 0, failed: 0 });
-    expect(out.last.destinations.s3).toMatchObject({
+    expect(out.last.destinations.sink).toMatchObject({
       ok: true,
       delivered: 20,
       objects: 1,

@@ -12,6 +12,7 @@
  * Timers: by default none. The owner calls tick() (e.g. from its own timer, at
  * nextDeadlineMs()) or passes `timer: true` for one self-managed unref'd timeout.
  */
+import { idleTimer } from "../shared/abort.js";
 import { StowageError } from "../shared/errors.js";
 import { MAX_EPOCH_MS, utcHourStart } from "./object-key.js";
 
@@ -53,7 +54,7 @@ export interface HourBatcherOptions {
 export class HourBatcher {
   private readonly open = new Map<number, HourBatch>();
   private last: HourBatch | null = null;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timer: (() => void) | null = null;
   private timerAt = Infinity;
   private readonly opts: Required<Omit<HourBatcherOptions, "timer">> & { timer: boolean };
 
@@ -182,8 +183,8 @@ export class HourBatcher {
     if (!this.opts.timer || at >= this.timerAt) return;
     this.disarm();
     this.timerAt = at;
-    this.timer = setTimeout(() => this.onTimer(), Math.max(0, at - this.opts.now()));
-    this.timer.unref?.();
+    // Idle work (lifetime rule, shared/abort.ts): an open batch does not hold the process open.
+    this.timer = idleTimer(Math.max(0, at - this.opts.now()), () => this.onTimer());
   }
 
   private onTimer(): void {
@@ -199,7 +200,7 @@ export class HourBatcher {
   }
 
   private disarm(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer?.();
     this.timer = null;
     this.timerAt = Infinity;
   }

@@ -13,14 +13,16 @@
  */
 import { encodeBatchAsync } from "../batch/encoder.js";
 import { HourBatcher, type HourBatch } from "../batch/hour-batcher.js";
-import { formatObjectKey, objectMetadata } from "../batch/object-key.js";
+import { formatObjectKey, MAX_EPOCH_MS, objectMetadata } from "../batch/object-key.js";
 import { Dispatcher } from "../delivery/dispatcher.js";
+import { emit, type DeliveryEventListener } from "../delivery/events.js";
 import type { SealedBatch } from "../delivery/sealed-batch.js";
+import { StowageError } from "../shared/errors.js";
 import { ulid } from "../shared/ids.js";
 import { classifyError } from "../store/classify-error.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { DestinationResult, RejectedCounts, Sink } from "./flush-result.js";
-import { waitWithTimeout } from "./wait.js";
+import { waitWithTimeout } from "../delivery/wait.js";
 
 export interface DeliveryOptions {
   flushIntervalMs: number;
@@ -35,6 +37,8 @@ export interface DeliveryOptions {
   maxBackoffMs: number;
   /** gzip level for batch bodies (default 6). */
   gzipLevel?: number;
+  /** Typed delivery events (retries, rejections, the latch). */
+  onEvent?: DeliveryEventListener;
 }
 
 export class MemorySink implements Sink {
@@ -69,6 +73,7 @@ export class MemorySink implements Sink {
       maxAttempts: options.maxAttempts,
       initialBackoffMs: options.initialBackoffMs,
       maxBackoffMs: options.maxBackoffMs,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       onDelivered: (batch) => {
         this.delivered += batch.records;
         this.objects++;
@@ -82,27 +87,38 @@ export class MemorySink implements Sink {
   }
 
   accept(line: string, timestampMs: number): keyof RejectedCounts | "closed" | null {
-    if (this.closed) return "closed";
     const size = Buffer.byteLength(line, "utf8") + 1;
-    if (size > this.options.maxRecordBytes) {
-      this.rejected.oversized++;
-      return "oversized";
+    if (this.closed) return this.reject("closed", size);
+    // Checked before anything is counted: a refused time must not leave a record pending forever.
+    if (!(timestampMs >= 0 && timestampMs <= MAX_EPOCH_MS)) {
+      throw new StowageError(
+        "usage",
+        `record time ${timestampMs} is outside 1970..2286; fix the timestamp`,
+      );
     }
-    if (this.queuedBytes + size > this.options.maxQueueBytes) {
-      this.rejected.queueFull++;
-      return "queueFull";
-    }
+    if (size > this.options.maxRecordBytes) return this.reject("oversized", size);
+    if (this.queuedBytes + size > this.options.maxQueueBytes) return this.reject("queueFull", size);
     this.queuedBytes += size;
     this.accepted++;
     this.batcher.add(line, timestampMs, size);
     return null;
   }
 
+  private reject<R extends keyof RejectedCounts | "closed">(reason: R, bytes: number): R {
+    if (reason !== "closed") this.rejected[reason as keyof RejectedCounts]++;
+    emit(this.options.onEvent, { type: "rejected", reason, bytes });
+    return reason;
+  }
+
   acceptDurable(
     line: string,
     timestampMs: number,
   ): Promise<keyof RejectedCounts | "closed" | null> {
-    return Promise.resolve(this.accept(line, timestampMs));
+    try {
+      return Promise.resolve(this.accept(line, timestampMs));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   private onSeal(b: HourBatch): void {
@@ -164,6 +180,7 @@ export class MemorySink implements Sink {
       delivered: this.delivered,
       pending,
       objects: this.objects,
+      retries: this.dispatcher.retries,
       rejected: { ...this.rejected },
       failure,
     };

@@ -14,6 +14,7 @@
  */
 import { encodeBatch } from "../batch/encoder.js";
 import { formatObjectKey } from "../batch/object-key.js";
+import { idleTimer } from "../shared/abort.js";
 import { ulid } from "../shared/ids.js";
 import { RecordBatcher, type SealedRecords } from "./record-batcher.js";
 import type { BatchOutcome, RecordOwner, SpoolBatchInput } from "./spool.js";
@@ -43,7 +44,7 @@ export class WorkerLoop {
   private recovering = false;
   private scheduled = false;
   private stopped = false;
-  private readonly heartbeat: ReturnType<typeof setInterval>;
+  private readonly stopHeartbeat: () => void;
 
   constructor(
     private readonly spool: SqliteSpool,
@@ -52,11 +53,11 @@ export class WorkerLoop {
   ) {
     this.live = this.batcher("own", true);
     post({ t: "ready", bytes: spool.bytes() });
-    this.heartbeat = setInterval(
-      () => this.guard(() => this.tick(false)),
+    this.stopHeartbeat = idleTimer(
       Math.max(10, Math.floor(cfg.leaseMs / 3)),
+      () => this.guard(() => this.tick(false)),
+      { repeat: true },
     );
-    this.heartbeat.unref();
     this.guard(() => this.tick(true));
   }
 
@@ -114,7 +115,7 @@ export class WorkerLoop {
       this.scheduled = false;
       this.guard(() => this.cycle());
     };
-    if (delayMs > 0) setTimeout(run, delayMs).unref();
+    if (delayMs > 0) idleTimer(delayMs, run);
     else setImmediate(run);
   }
 
@@ -239,7 +240,7 @@ export class WorkerLoop {
       this.pump();
     } catch (err) {
       if (!isBusyError(err)) throw err; // another process held the lock for the whole busy timeout: next tick
-      if (first) setTimeout(() => this.guard(() => this.tick(true)), BUSY_RETRY_MS).unref();
+      if (first) idleTimer(BUSY_RETRY_MS, () => this.guard(() => this.tick(true)));
     }
   }
 
@@ -298,7 +299,7 @@ export class WorkerLoop {
 
   private stop(): void {
     this.stopped = true;
-    clearInterval(this.heartbeat);
+    this.stopHeartbeat();
   }
 }
 
