@@ -165,6 +165,7 @@ export class SqliteSink implements Sink {
         return;
       case "synced":
         this.host.answered();
+        s.heldByOthers = m.held;
         s.synced(m.id, m.busy);
         return;
       case "doneAck":

@@ -70,6 +70,8 @@ export class WorkerLoop {
         this.sent.delete(m.id);
         this.claimDue = true;
       } else if (m.t === "sync") {
+        // A flush right after open covers dead owners' work too: adopt before answering.
+        if (!this.recovering) this.tick(false);
         this.cycle();
         this.live.sealAll();
         this.claimDue = true;
@@ -83,6 +85,7 @@ export class WorkerLoop {
             this.sent.size > 0 ||
             this.inbox.length > 0 ||
             this.seals.length > 0,
+          held: this.spool.heldByOthers(),
         });
         return;
       } else if (m.t === "close") {
