@@ -226,9 +226,9 @@ function safeCallArgs(first: unknown, second: unknown): CallParts {
   try {
     return parseCallArgs(first, second);
   } catch {
-    return typeof second === "string"
-      ? { message: second, data: UNSERIALIZABLE }
-      : { message: UNSERIALIZABLE, ...(second === undefined ? {} : { data: second }) };
+    const message =
+      typeof first === "string" ? first : typeof second === "string" ? second : UNSERIALIZABLE;
+    return { message, data: UNSERIALIZABLE };
   }
 }
 
@@ -247,20 +247,26 @@ const RECORD_FIELDS = [
 
 /** write()'s argument, read once into a plain object; anything unreadable is a usage error. */
 function readRecord(input: unknown): Partial<LogRecord> & { message?: unknown } {
-  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+  if (input === null || typeof input !== "object") {
     throw new StowageError(
       "usage",
-      `write() takes a record object like { level: "info", message: "…" }, got ${input === null ? "null" : Array.isArray(input) ? "an array" : typeof input}`,
+      `write() takes a record object like { level: "info", message: "…" }, got ${input === null ? "null" : typeof input}`,
     );
   }
   const out: Record<string, unknown> = {};
   try {
+    if (Array.isArray(input))
+      throw new StowageError(
+        "usage",
+        'write() takes a record object like { level: "info", message: "…" }, got an array',
+      );
     const src = input as Record<string, unknown>;
     for (const k of RECORD_FIELDS) {
       const v = src[k];
       if (v !== undefined) out[k] = v;
     }
   } catch (err) {
+    if (err instanceof StowageError) throw err;
     throw new StowageError(
       "usage",
       `write() could not read the record (${err instanceof Error ? err.message : "a field access threw"}); pass a plain object`,
