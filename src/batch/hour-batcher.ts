@@ -14,6 +14,7 @@
  */
 import { idleTimer } from "../shared/abort.js";
 import { StowageError } from "../shared/errors.js";
+import type { BufferPool } from "./buffer-pool.js";
 import { MAX_EPOCH_MS, utcHourStart } from "./object-key.js";
 
 export type SealReason = "bytes" | "records" | "interval" | "flush";
@@ -22,8 +23,10 @@ export type SealReason = "bytes" | "records" | "interval" | "flush";
 export interface HourBatch {
   /** Start of the UTC hour, epoch ms. */
   hourMs: number;
-  /** JSON lines without newlines, in arrival order. */
+  /** JSON lines without newlines, in arrival order (empty when the batcher writes into `ndjson`). */
   lines: string[];
+  /** With a buffer pool: the NDJSON bytes so far (`ndjson.subarray(0, decodedBytes)`); return it to the pool after use. */
+  ndjson?: Buffer;
   records: number;
   /** Decoded NDJSON size: every line's UTF-8 bytes plus its newline. */
   decodedBytes: number;
@@ -43,6 +46,8 @@ export interface HourBatcherOptions {
   now?: () => number;
   /** Arm one unref'd setTimeout that calls tick() at each deadline (default false). */
   timer?: boolean;
+  /** Write lines into pooled NDJSON buffers instead of keeping strings (issue 10 §5). */
+  pool?: BufferPool;
 }
 
 /**
@@ -56,7 +61,10 @@ export class HourBatcher {
   private last: HourBatch | null = null;
   private timer: (() => void) | null = null;
   private timerAt = Infinity;
-  private readonly opts: Required<Omit<HourBatcherOptions, "timer">> & { timer: boolean };
+  private readonly opts: Required<Omit<HourBatcherOptions, "timer" | "pool">> & {
+    timer: boolean;
+  };
+  private readonly pool: BufferPool | undefined;
 
   constructor(opts: HourBatcherOptions) {
     for (const k of ["maxBatchBytes", "maxBatchRecords", "flushIntervalMs"] as const) {
@@ -66,6 +74,7 @@ export class HourBatcher {
       }
     }
     this.opts = { now: Date.now, timer: false, ...opts };
+    this.pool = opts.pool;
   }
 
   /**
@@ -105,11 +114,16 @@ export class HourBatcher {
         openedAtMs: now,
         reason: "flush",
       };
+      if (this.pool) b.ndjson = this.pool.acquire(Math.max(size, this.opts.maxBatchBytes));
       this.open.set(hourMs, b);
       this.arm(now + this.opts.flushIntervalMs);
     }
     this.last = b;
-    b.lines.push(line);
+    if (b.ndjson !== undefined) {
+      const at = b.decodedBytes;
+      const written = b.ndjson.write(line, at, "utf8");
+      b.ndjson[at + written] = 0x0a; // "\n"
+    } else b.lines.push(line);
     b.records++;
     b.decodedBytes += size;
     if (ms < b.minMs) b.minMs = ms;

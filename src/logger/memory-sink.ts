@@ -11,14 +11,14 @@
  * - nothing here writes to local disk unless the store is a LocalStore.
  * Limit: memory mode loses unsent records if the process dies; flush() before exit.
  */
-import { encodeBatchAsync } from "../batch/encoder.js";
+import { encodeV1ObjectAsync } from "../batch/encoder.js";
+import { BufferPool } from "../batch/buffer-pool.js";
 import { HourBatcher, type HourBatch } from "../batch/hour-batcher.js";
-import { formatObjectKey, MAX_EPOCH_MS, objectMetadata } from "../batch/object-key.js";
+import { MAX_EPOCH_MS } from "../batch/object-key.js";
 import { Dispatcher } from "../delivery/dispatcher.js";
 import { emit, type DeliveryEventListener } from "../delivery/events.js";
 import type { SealedBatch } from "../delivery/sealed-batch.js";
 import { StowageError } from "../shared/errors.js";
-import { ulid } from "../shared/ids.js";
 import { classifyError } from "../store/classify-error.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { DestinationResult, RejectedCounts, Sink } from "./flush-result.js";
@@ -43,6 +43,8 @@ export interface DeliveryOptions {
 
 export class MemorySink implements Sink {
   private readonly batcher: HourBatcher;
+  /** Open batches' NDJSON buffers, reused after gzip (no join/copy at seal). */
+  private readonly pool: BufferPool;
   private readonly dispatcher: Dispatcher;
   private accepted = 0;
   private delivered = 0;
@@ -60,7 +62,9 @@ export class MemorySink implements Sink {
     private readonly prefix: string,
     private readonly options: DeliveryOptions,
   ) {
+    this.pool = new BufferPool(options.maxBatchBytes, Math.max(2, options.concurrency));
     this.batcher = new HourBatcher({
+      pool: this.pool,
       maxBatchBytes: options.maxBatchBytes,
       maxBatchRecords: options.maxBatchRecords,
       flushIntervalMs: options.flushIntervalMs,
@@ -123,25 +127,19 @@ export class MemorySink implements Sink {
 
   private onSeal(b: HourBatch): void {
     this.encoding++;
-    const batchId = ulid();
-    encodeBatchAsync(
-      b,
-      this.options.gzipLevel === undefined ? {} : { level: this.options.gzipLevel },
-    )
-      .then((enc) => {
+    encodeV1ObjectAsync(b, {
+      prefix: this.prefix,
+      ...(this.options.gzipLevel === undefined ? {} : { level: this.options.gzipLevel }),
+    })
+      .then((obj) => {
         const sealed: SealedBatch = {
-          key: formatObjectKey({
-            prefix: this.prefix,
-            minMs: enc.minMs,
-            maxMs: enc.maxMs,
-            batchId,
-          }),
-          body: enc.body,
-          records: enc.records,
-          decodedBytes: enc.decodedBytes,
-          minMs: enc.minMs,
-          maxMs: enc.maxMs,
-          metadata: objectMetadata(enc),
+          key: obj.key,
+          body: obj.body,
+          records: obj.records,
+          decodedBytes: obj.decodedBytes,
+          minMs: obj.minMs,
+          maxMs: obj.maxMs,
+          metadata: obj.metadata,
         };
         this.dispatcher.enqueue(sealed);
       })
@@ -152,6 +150,7 @@ export class MemorySink implements Sink {
         this.dispatcher.reportFailure({ ...classifyError(err), kind: "permanent" });
       })
       .finally(() => {
+        if (b.ndjson) this.pool.release(b.ndjson); // gzip has read it: reuse for the next batch
         this.encoding--;
         if (this.encoding === 0) {
           const w = this.encodeWaiters;

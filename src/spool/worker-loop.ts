@@ -12,10 +12,8 @@
  * - SQLITE_BUSY (another process writing) never loses work: the cycle retries later.
  * Size: ~300 lines on purpose — it is one state machine, and its invariants hold across all of it.
  */
-import { encodeBatch } from "../batch/encoder.js";
-import { formatObjectKey } from "../batch/object-key.js";
+import { encodeV1Object } from "../batch/encoder.js";
 import { idleTimer } from "../shared/abort.js";
-import { ulid } from "../shared/ids.js";
 import { RecordBatcher, type SealedRecords } from "./record-batcher.js";
 import type { BatchOutcome, RecordOwner, SpoolBatchInput } from "./spool.js";
 import { isBusyError } from "./sqlite-driver.js";
@@ -189,14 +187,17 @@ export class WorkerLoop {
     const times = kept.map((i) => s.times[i]!);
     const minMs = Math.min(...times);
     const maxMs = Math.max(...times);
-    const enc = encodeBatch(
+    // The one v1 object builder (batch/encoder.ts), as the memory buffer and the tests use.
+    const enc = encodeV1Object(
       { lines, minMs, maxMs },
-      this.cfg.gzipLevel === undefined ? {} : { level: this.cfg.gzipLevel },
+      {
+        prefix: this.cfg.prefix,
+        ...(this.cfg.gzipLevel === undefined ? {} : { level: this.cfg.gzipLevel }),
+      },
     );
-    const id = ulid();
     return {
-      id,
-      key: formatObjectKey({ prefix: this.cfg.prefix, minMs, maxMs, batchId: id }),
+      id: enc.batchId,
+      key: enc.key,
       body: enc.body,
       records: enc.records,
       decodedBytes: enc.decodedBytes,
