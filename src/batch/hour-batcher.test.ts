@@ -163,3 +163,17 @@ describe("issue 10 §5 pooled NDJSON buffers", () => {
     expect(pooled.sealed.map((s) => s.records)).toEqual(plain.sealed.map((s) => s.records));
   });
 });
+
+describe("issue 10 §5 pooled buffers grow from a small start", () => {
+  it("a batch far larger than the first buffer, and a wrong `bytes` hint, still give exact NDJSON", async () => {
+    const { BufferPool } = await import("./buffer-pool.js");
+    const pool = new BufferPool(200_000, 2);
+    const { b, sealed } = setup({ pool, maxBatchBytes: 200_000, maxBatchRecords: 10_000 });
+    const lines = Array.from({ length: 600 }, (_, i) => JSON.stringify({ i, s: "ü".repeat(150) }));
+    for (const [k, l] of lines.entries()) b.add(l, H10 + k, k === 5 ? 3 : undefined);
+    b.sealAll();
+    const text = sealed.map((s) => s.ndjson!.subarray(0, s.decodedBytes).toString()).join("");
+    expect(text).toBe(lines.join("\n") + "\n");
+    expect(sealed.reduce((n, s) => n + s.decodedBytes, 0)).toBe(Buffer.byteLength(text));
+  });
+});

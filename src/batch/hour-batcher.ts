@@ -95,7 +95,7 @@ export class HourBatcher {
         "a record line contains a newline; serialise with serializeRecord",
       );
     const ms = Math.floor(timestampMs);
-    const size = bytes ?? Buffer.byteLength(line, "utf8") + 1;
+    let size = bytes ?? Buffer.byteLength(line, "utf8") + 1;
     const hourMs = utcHourStart(ms);
     let b = this.last !== null && this.last.hourMs === hourMs ? this.last : this.open.get(hourMs);
     if (b !== undefined && b.decodedBytes + size > this.opts.maxBatchBytes) {
@@ -114,22 +114,34 @@ export class HourBatcher {
         openedAtMs: now,
         reason: "flush",
       };
-      if (this.pool) b.ndjson = this.pool.acquire(Math.max(size, this.opts.maxBatchBytes));
+      if (this.pool) b.ndjson = this.pool.acquire(size);
       this.open.set(hourMs, b);
       this.arm(now + this.opts.flushIntervalMs);
     }
     this.last = b;
-    if (b.ndjson !== undefined) {
-      const at = b.decodedBytes;
-      const written = b.ndjson.write(line, at, "utf8");
-      b.ndjson[at + written] = 0x0a; // "\n"
-    } else b.lines.push(line);
+    if (b.ndjson !== undefined && this.pool) size = this.writeLine(b, b.ndjson, line, size);
+    else b.lines.push(line);
     b.records++;
     b.decodedBytes += size;
     if (ms < b.minMs) b.minMs = ms;
     if (ms > b.maxMs) b.maxMs = ms;
     if (b.decodedBytes >= this.opts.maxBatchBytes) this.seal(b, "bytes");
     else if (b.records >= this.opts.maxBatchRecords) this.seal(b, "records");
+  }
+
+  /** Writes `line` + "\n" into the batch's buffer (growing it); returns the exact bytes written. */
+  private writeLine(b: HourBatch, buf: Buffer, line: string, size: number): number {
+    const at = b.decodedBytes;
+    if (at + size > buf.length) buf = b.ndjson = this.pool!.grow(buf, at, at + size);
+    let written = buf.write(line, at, "utf8");
+    if (written + 1 !== size) {
+      // The caller's `bytes` was wrong: measure, make room, write again.
+      size = Buffer.byteLength(line, "utf8") + 1;
+      if (at + size > buf.length) buf = b.ndjson = this.pool!.grow(buf, at, at + size);
+      written = buf.write(line, at, "utf8");
+    }
+    buf[at + written] = 0x0a; // "\n"
+    return size;
   }
 
   /** Seals every batch open for flushIntervalMs or longer at `nowMs`; returns how many. */
