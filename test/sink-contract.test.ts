@@ -66,7 +66,12 @@ describe.each(["memory", "sqlite"] as const)("Sink contract: %s buffer", (buffer
     const log = createLogger(
       s3Config(
         uniquePrefix("sink-contract"),
-        delivery(buffer, { requestTimeoutMs: 200, maxAttempts: 100, maxBackoffMs: 50 }),
+        delivery(buffer, {
+          requestTimeoutMs: 200,
+          maxAttempts: 100,
+          initialBackoffMs: 20,
+          maxBackoffMs: 50,
+        }),
         { endpoint: "http://127.0.0.1:9" },
       ) as Cfg,
     );
