@@ -180,7 +180,12 @@ describe("§4 kill during upload", () => {
       "the first PUT landed and its answer was dropped",
     );
     const reader = s3Reader();
-    const keys = await listAll(reader, `${prefix}/`);
+    // The drop is counted when the proxy forwards the PUT: wait until MinIO has stored it.
+    let keys = await listAll(reader, `${prefix}/`);
+    for (let i = 0; keys.length === 0 && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      keys = await listAll(reader, `${prefix}/`);
+    }
     expect(keys).toHaveLength(1); // the object is there …
     await child.kill(); // … but the process dies before it could mark the batch delivered
     expect(await getS3SpoolStatus(spoolPath)).toMatchObject({

@@ -105,8 +105,9 @@ describe("issue 10 §2: adoption of provably dead owners on open", () => {
   }, 300_000);
 
   it("a live owner's records are counted as held by others, not taken and not reported as delivered", async () => {
+    // Every PUT of the live writer hangs (never answered): its batches stay leased by it, none fails.
     const failing = await startFaultProxy(minio().endpoint, (r) =>
-      r.kind === "put" ? "slowdown" : undefined,
+      r.kind === "put" ? "stall" : undefined,
     );
     proxies.push(failing);
     const spoolPath = join(tmp(), "spool.db");
@@ -118,7 +119,7 @@ describe("issue 10 §2: adoption of provably dead owners on open", () => {
       endpoint: failing.endpoint,
       tag: "live",
       max: 200,
-      delivery: { ...DELIVERY, maxAttempts: 100, maxBackoffMs: 100 },
+      delivery: { ...DELIVERY, requestTimeoutMs: 120_000, maxAttempts: 5 },
     });
     await live.until(() => live.acked.length >= 200, 60_000, "200 acks");
     const drain = spawnSpoolChild({ mode: "flush-once", spoolPath, prefix, delivery: DELIVERY });

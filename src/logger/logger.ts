@@ -25,8 +25,7 @@ import {
 } from "../record/safe-json.js";
 import { sanitizeValue } from "../record/sanitize.js";
 import { StowageError } from "../shared/errors.js";
-import { UNSERIALIZABLE } from "../record/sanitize.js";
-import { parseCallArgs, type CallParts } from "./call-args.js";
+import { readRecord, safeCallArgs } from "./call-args.js";
 import { captureCaller } from "./caller.js";
 import type { ConsoleEcho } from "./console-echo.js";
 import type { FlushResult, Sink } from "./flush-result.js";
@@ -216,64 +215,6 @@ export class Logger {
       }
     };
   }
-}
-
-/**
- * parseCallArgs, for values that throw on every access (a Proxy, a revoked Proxy):
- * the record is kept with the unreadable value replaced, never dropped uncounted.
- */
-function safeCallArgs(first: unknown, second: unknown): CallParts {
-  try {
-    return parseCallArgs(first, second);
-  } catch {
-    const message =
-      typeof first === "string" ? first : typeof second === "string" ? second : UNSERIALIZABLE;
-    return { message, data: UNSERIALIZABLE };
-  }
-}
-
-const RECORD_FIELDS = [
-  "timestamp",
-  "level",
-  "message",
-  "service",
-  "caller",
-  "data",
-  "bindings",
-  "error",
-  "traceId",
-  "spanId",
-] as const;
-
-/** write()'s argument, read once into a plain object; anything unreadable is a usage error. */
-function readRecord(input: unknown): Partial<LogRecord> & { message?: unknown } {
-  if (input === null || typeof input !== "object") {
-    throw new StowageError(
-      "usage",
-      `write() takes a record object like { level: "info", message: "…" }, got ${input === null ? "null" : typeof input}`,
-    );
-  }
-  const out: Record<string, unknown> = {};
-  try {
-    if (Array.isArray(input))
-      throw new StowageError(
-        "usage",
-        'write() takes a record object like { level: "info", message: "…" }, got an array',
-      );
-    const src = input as Record<string, unknown>;
-    for (const k of RECORD_FIELDS) {
-      const v = src[k];
-      if (v !== undefined) out[k] = v;
-    }
-  } catch (err) {
-    if (err instanceof StowageError) throw err;
-    throw new StowageError(
-      "usage",
-      `write() could not read the record (${err instanceof Error ? err.message : "a field access threw"}); pass a plain object`,
-      { cause: err },
-    );
-  }
-  return out as Partial<LogRecord> & { message?: unknown };
 }
 
 /** A bad `record.level` is the caller's input error (usage), not a config error. */

@@ -3,6 +3,8 @@
  * sqlite-schema.ts). Synchronous: it is owned by the spool worker thread (and
  * by the status/retry tools), never called per log call on the main thread.
  * Every mutation is one IMMEDIATE transaction; the usage row moves with it.
+ * Size: ~340 lines on purpose — every statement on the file lives here, next to the
+ * transaction that uses it, so the invariants of sqlite-schema.ts can be checked in one place.
  */
 import { hostname } from "node:os";
 import { randomHex } from "../shared/ids.js";
