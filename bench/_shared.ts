@@ -22,3 +22,29 @@ export function requestFields(i: number) {
     requestId: `r-${i}`,
   };
 }
+
+/**
+ * Runs each named measurement once per round, alternating (a, b, c, a, b, c, …)
+ * after one warm-up of each, so drift on a shared machine hits all alike.
+ * @example const r = await rounds(3, { ref: () => measureRef(), ours: () => measureOurs() });
+ */
+export async function rounds(
+  n: number,
+  runs: Record<string, (round: number) => Promise<number>>,
+): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = {};
+  for (const [name, run] of Object.entries(runs)) {
+    await run(-1); // warm-up
+    out[name] = [];
+  }
+  for (let k = 0; k < n; k++)
+    for (const [name, run] of Object.entries(runs)) out[name]!.push(await run(k));
+  return out;
+}
+
+/** min and median of samples. */
+export function summary(xs: number[]): { min: number; median: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return { min: s[0]!, median: s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2 };
+}

@@ -199,7 +199,7 @@ async function recovery(server: RunningMinio): Promise<void> {
   });
   const res = await log.close({ timeoutMs: 1_800_000 });
   const seconds = Number(process.hrtime.bigint() - t1) / 1e9;
-  const d = res.destinations.s3!;
+  const d = res.destinations.sink!;
   // Reference: the memory buffer delivering the same number of records from RAM.
   const mem = loggerFor(server, `bench/recovery-ref-${Date.now()}`, { maxQueueBytes: "2GiB" });
   const t2 = process.hrtime.bigint();

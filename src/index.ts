@@ -2,6 +2,7 @@
 export { createLogger, type LoggerConfig } from "./logger/create-logger.js";
 export { Logger } from "./logger/logger.js";
 export type { FlushResult, DestinationResult, RejectedCounts } from "./logger/flush-result.js";
+export type { DeliveryEvent, DeliveryEventListener } from "./delivery/events.js";
 export { defineConfig } from "./config/define-config.js";
 export { StowageError, isStowageError } from "./shared/errors.js";
 export type { StowageErrorCode } from "./shared/errors.js";

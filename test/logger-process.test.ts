@@ -53,7 +53,7 @@ it("§3.2 close() releases timers, sockets and workers: the process exits on its
        region: "us-east-1", endpoint: ${JSON.stringify(m.endpoint)}, forcePathStyle: true, access_key_env: "K", secret_key_env: "S" } });
      for (let i = 0; i < 100; i++) log.info("x", { i });
      const r = await log.close({ timeoutMs: 10000 });
-     console.log(JSON.stringify(r.destinations.s3));`,
+     console.log(JSON.stringify(r.destinations.sink));`,
     { K: m.accessKeyId, S: m.secretAccessKey },
   );
   expect(res.error).toBeUndefined(); // not killed by the 30 s timeout: it exited by itself

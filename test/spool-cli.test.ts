@@ -71,10 +71,10 @@ describe("§4 the compiled package", () => {
     );
     expect(out.code, out.stderr).toBe(0);
     const { res, status } = JSON.parse(out.stdout) as {
-      res: { ok: boolean; destinations: { local: unknown } };
+      res: { ok: boolean; destinations: { sink: unknown } };
       status: unknown;
     };
-    expect(res.destinations.local).toMatchObject({ ok: true, delivered: 250, objects: 3 });
+    expect(res.destinations.sink).toMatchObject({ ok: true, delivered: 250, objects: 3 });
     expect(status).toMatchObject({ records: 0, pending: 0, bytes: 0 });
   }, 60_000);
 });

@@ -49,7 +49,7 @@ describe("§4 permanent failure: failed on disk, status, retry, delivery by a ne
     const bad = createLogger(s3Config(prefix, delivery, { secret: "not-the-secret" }) as Cfg);
     for (let i = 0; i < 50; i++) await bad.write({ message: "order", data: { id: i } });
     const res = await bad.flush({ timeoutMs: 30_000 });
-    const d = res.destinations.s3!;
+    const d = res.destinations.sink!;
     expect(res).toMatchObject({ ok: false, timedOut: false });
     expect(d.failure).toMatchObject({ category: "auth", code: "SignatureDoesNotMatch" });
     expect(d.delivered).toBe(0);
@@ -77,7 +77,7 @@ describe("§4 permanent failure: failed on disk, status, retry, delivery by a ne
 
     const good = createLogger(s3Config(prefix, delivery) as Cfg);
     const ok = await good.close({ timeoutMs: 30_000 });
-    expect(ok.destinations.s3).toMatchObject({
+    expect(ok.destinations.sink).toMatchObject({
       ok: true,
       delivered: 50,
       objects: 5,
@@ -139,7 +139,7 @@ describe("§4 maxSpoolBytes", () => {
     for (let i = 0; i < 200; i++)
       log.info("burst", { id: `burst-${i}`, pad: randomBytes(150).toString("hex") }); // never throws
     const mid = await log.flush({ timeoutMs: 300 });
-    const m = mid.destinations.s3!;
+    const m = mid.destinations.sink!;
     expect(mid.timedOut).toBe(true);
     expect(m.rejected.spoolFull).toBeGreaterThanOrEqual(20 + 1);
     expect(m.rejected.queueFull + m.rejected.oversized).toBe(0);
@@ -147,7 +147,7 @@ describe("§4 maxSpoolBytes", () => {
     expect(status.bytes).toBeLessThanOrEqual(48 * 1024);
     stall = false;
     const res = await log.close({ timeoutMs: 60_000 });
-    const d = res.destinations.s3!;
+    const d = res.destinations.sink!;
     expect(res.ok).toBe(true);
     const burstAccepted = 200 - (d.rejected.spoolFull - rejections);
     expect(d.delivered).toBe(accepted.length + burstAccepted);

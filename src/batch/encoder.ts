@@ -17,6 +17,18 @@ export interface BatchLines {
   readonly lines: readonly string[];
   readonly minMs: number;
   readonly maxMs: number;
+  /** Already-built NDJSON (a pooled buffer of an HourBatch): used instead of `lines`. */
+  readonly ndjson?: Buffer;
+  /** With `ndjson`: its used length and record count. */
+  readonly decodedBytes?: number;
+  readonly records?: number;
+}
+
+/** The NDJSON bytes of a batch and its record count, without copying a pre-built buffer. */
+function rawBody(batch: BatchLines): { raw: Buffer; records: number } {
+  if (batch.ndjson !== undefined && batch.decodedBytes !== undefined && batch.records)
+    return { raw: batch.ndjson.subarray(0, batch.decodedBytes), records: batch.records };
+  return { raw: ndjsonBody(batch.lines), records: batch.lines.length };
 }
 
 export interface EncodedBody {
@@ -61,11 +73,11 @@ function resolveLevel(level: number | undefined): number {
  */
 export function encodeBatch(batch: BatchLines, opts: EncodeOptions = {}): EncodedBody {
   const level = resolveLevel(opts.level);
-  const raw = ndjsonBody(batch.lines);
+  const { raw, records } = rawBody(batch);
   const body = gzipSync(raw, { level });
   return {
     body,
-    records: batch.lines.length,
+    records,
     decodedBytes: raw.length,
     minMs: batch.minMs,
     maxMs: batch.maxMs,
@@ -82,13 +94,13 @@ export function encodeBatchAsync(
 ): Promise<EncodedBody> {
   let level: number;
   let raw: Buffer;
+  let records: number;
   try {
     level = resolveLevel(opts.level);
-    raw = ndjsonBody(batch.lines);
+    ({ raw, records } = rawBody(batch));
   } catch (err) {
     return Promise.reject(err);
   }
-  const records = batch.lines.length;
   const { minMs, maxMs } = batch;
   return new Promise((resolve, reject) => {
     gzip(raw, { level }, (err, body) => {

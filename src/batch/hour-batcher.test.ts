@@ -134,3 +134,46 @@ describe("hour batcher", () => {
     ).toThrow(/maxBatchBytes/);
   });
 });
+
+describe("issue 10 §5 pooled NDJSON buffers", () => {
+  it("lines written into a pooled buffer give byte-identical bodies to lines.join, across seals and reuse", async () => {
+    const { BufferPool } = await import("./buffer-pool.js");
+    const { encodeBatch } = await import("./encoder.js");
+    const pool = new BufferPool(1000, 2);
+    const pooled = setup({ pool });
+    const plain = setup();
+    const lines = Array.from({ length: 60 }, (_, i) =>
+      JSON.stringify({ i, s: "é€😀".repeat(i % 7), pad: "x".repeat(i * 3) }),
+    );
+    for (const [k, l] of lines.entries()) {
+      const size = Buffer.byteLength(l) + 1;
+      pooled.b.add(l, H10 + k, size);
+      plain.b.add(l, H10 + k, size);
+      // Return sealed buffers at once: the next batch reuses (and overwrites) them.
+      for (const s of pooled.sealed.splice(0)) {
+        const want = plain.sealed.shift()!;
+        expect(s.lines).toEqual([]);
+        expect(encodeBatch(s).body.equals(encodeBatch(want).body)).toBe(true);
+        expect(s.ndjson!.subarray(0, s.decodedBytes).toString()).toBe(want.lines.join("\n") + "\n");
+        pool.release(s.ndjson!);
+      }
+    }
+    pooled.b.sealAll();
+    plain.b.sealAll();
+    expect(pooled.sealed.map((s) => s.records)).toEqual(plain.sealed.map((s) => s.records));
+  });
+});
+
+describe("issue 10 §5 pooled buffers grow from a small start", () => {
+  it("a batch far larger than the first buffer, and a wrong `bytes` hint, still give exact NDJSON", async () => {
+    const { BufferPool } = await import("./buffer-pool.js");
+    const pool = new BufferPool(200_000, 2);
+    const { b, sealed } = setup({ pool, maxBatchBytes: 200_000, maxBatchRecords: 10_000 });
+    const lines = Array.from({ length: 600 }, (_, i) => JSON.stringify({ i, s: "ü".repeat(150) }));
+    for (const [k, l] of lines.entries()) b.add(l, H10 + k, k === 5 ? 3 : undefined);
+    b.sealAll();
+    const text = sealed.map((s) => s.ndjson!.subarray(0, s.decodedBytes).toString()).join("");
+    expect(text).toBe(lines.join("\n") + "\n");
+    expect(sealed.reduce((n, s) => n + s.decodedBytes, 0)).toBe(Buffer.byteLength(text));
+  });
+});

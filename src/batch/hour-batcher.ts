@@ -12,7 +12,9 @@
  * Timers: by default none. The owner calls tick() (e.g. from its own timer, at
  * nextDeadlineMs()) or passes `timer: true` for one self-managed unref'd timeout.
  */
+import { idleTimer } from "../shared/abort.js";
 import { StowageError } from "../shared/errors.js";
+import type { BufferPool } from "./buffer-pool.js";
 import { MAX_EPOCH_MS, utcHourStart } from "./object-key.js";
 
 export type SealReason = "bytes" | "records" | "interval" | "flush";
@@ -21,8 +23,10 @@ export type SealReason = "bytes" | "records" | "interval" | "flush";
 export interface HourBatch {
   /** Start of the UTC hour, epoch ms. */
   hourMs: number;
-  /** JSON lines without newlines, in arrival order. */
+  /** JSON lines without newlines, in arrival order (empty when the batcher writes into `ndjson`). */
   lines: string[];
+  /** With a buffer pool: the NDJSON bytes so far (`ndjson.subarray(0, decodedBytes)`); return it to the pool after use. */
+  ndjson?: Buffer;
   records: number;
   /** Decoded NDJSON size: every line's UTF-8 bytes plus its newline. */
   decodedBytes: number;
@@ -42,6 +46,8 @@ export interface HourBatcherOptions {
   now?: () => number;
   /** Arm one unref'd setTimeout that calls tick() at each deadline (default false). */
   timer?: boolean;
+  /** Write lines into pooled NDJSON buffers instead of keeping strings (issue 10 §5). */
+  pool?: BufferPool;
 }
 
 /**
@@ -53,9 +59,12 @@ export interface HourBatcherOptions {
 export class HourBatcher {
   private readonly open = new Map<number, HourBatch>();
   private last: HourBatch | null = null;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timer: (() => void) | null = null;
   private timerAt = Infinity;
-  private readonly opts: Required<Omit<HourBatcherOptions, "timer">> & { timer: boolean };
+  private readonly opts: Required<Omit<HourBatcherOptions, "timer" | "pool">> & {
+    timer: boolean;
+  };
+  private readonly pool: BufferPool | undefined;
 
   constructor(opts: HourBatcherOptions) {
     for (const k of ["maxBatchBytes", "maxBatchRecords", "flushIntervalMs"] as const) {
@@ -65,6 +74,7 @@ export class HourBatcher {
       }
     }
     this.opts = { now: Date.now, timer: false, ...opts };
+    this.pool = opts.pool;
   }
 
   /**
@@ -85,7 +95,7 @@ export class HourBatcher {
         "a record line contains a newline; serialise with serializeRecord",
       );
     const ms = Math.floor(timestampMs);
-    const size = bytes ?? Buffer.byteLength(line, "utf8") + 1;
+    let size = bytes ?? Buffer.byteLength(line, "utf8") + 1;
     const hourMs = utcHourStart(ms);
     let b = this.last !== null && this.last.hourMs === hourMs ? this.last : this.open.get(hourMs);
     if (b !== undefined && b.decodedBytes + size > this.opts.maxBatchBytes) {
@@ -104,17 +114,34 @@ export class HourBatcher {
         openedAtMs: now,
         reason: "flush",
       };
+      if (this.pool) b.ndjson = this.pool.acquire(size);
       this.open.set(hourMs, b);
       this.arm(now + this.opts.flushIntervalMs);
     }
     this.last = b;
-    b.lines.push(line);
+    if (b.ndjson !== undefined && this.pool) size = this.writeLine(b, b.ndjson, line, size);
+    else b.lines.push(line);
     b.records++;
     b.decodedBytes += size;
     if (ms < b.minMs) b.minMs = ms;
     if (ms > b.maxMs) b.maxMs = ms;
     if (b.decodedBytes >= this.opts.maxBatchBytes) this.seal(b, "bytes");
     else if (b.records >= this.opts.maxBatchRecords) this.seal(b, "records");
+  }
+
+  /** Writes `line` + "\n" into the batch's buffer (growing it); returns the exact bytes written. */
+  private writeLine(b: HourBatch, buf: Buffer, line: string, size: number): number {
+    const at = b.decodedBytes;
+    if (at + size > buf.length) buf = b.ndjson = this.pool!.grow(buf, at, at + size);
+    let written = buf.write(line, at, "utf8");
+    if (written + 1 !== size) {
+      // The caller's `bytes` was wrong: measure, make room, write again.
+      size = Buffer.byteLength(line, "utf8") + 1;
+      if (at + size > buf.length) buf = b.ndjson = this.pool!.grow(buf, at, at + size);
+      written = buf.write(line, at, "utf8");
+    }
+    buf[at + written] = 0x0a; // "\n"
+    return size;
   }
 
   /** Seals every batch open for flushIntervalMs or longer at `nowMs`; returns how many. */
@@ -182,8 +209,8 @@ export class HourBatcher {
     if (!this.opts.timer || at >= this.timerAt) return;
     this.disarm();
     this.timerAt = at;
-    this.timer = setTimeout(() => this.onTimer(), Math.max(0, at - this.opts.now()));
-    this.timer.unref?.();
+    // Idle work (lifetime rule, shared/abort.ts): an open batch does not hold the process open.
+    this.timer = idleTimer(Math.max(0, at - this.opts.now()), () => this.onTimer());
   }
 
   private onTimer(): void {
@@ -199,7 +226,7 @@ export class HourBatcher {
   }
 
   private disarm(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer?.();
     this.timer = null;
     this.timerAt = Infinity;
   }

@@ -12,6 +12,7 @@
  */
 import type { ClassifiedError } from "../store/classify-error.js";
 import type { ObjectStore } from "../store/object-store.js";
+import { emit, type DeliveryEventListener } from "./events.js";
 import type { DeliveryFailure, SealedBatch } from "./sealed-batch.js";
 import { uploadBatch, type RetryOptions } from "./upload-batch.js";
 
@@ -20,7 +21,8 @@ export interface DispatcherOptions extends RetryOptions {
   concurrency: number;
   onDelivered(batch: SealedBatch, via: "put" | "exists"): void;
   onFailed(batch: SealedBatch, error: ClassifiedError): void;
-  onRetry?(batch: SealedBatch, error: ClassifiedError): void;
+  /** Receives "retry" and "latched" events. */
+  onEvent?: DeliveryEventListener;
 }
 
 export class Dispatcher {
@@ -82,9 +84,15 @@ export class Dispatcher {
   private async run(batch: SealedBatch): Promise<void> {
     const outcome = await uploadBatch(this.options.store, batch, this.options, {
       signal: this.abort.signal,
-      onRetry: (err) => {
+      onRetry: (err, attempt, delayMs) => {
         this.retries++;
-        this.options.onRetry?.(batch, err);
+        emit(this.options.onEvent, {
+          type: "retry",
+          key: batch.key,
+          attempt,
+          delayMs,
+          error: { category: err.category, code: err.code, message: err.message },
+        });
       },
     });
     this.inFlight--;
@@ -119,5 +127,6 @@ export class Dispatcher {
       since: new Date().toISOString(),
       batches: 1,
     };
+    emit(this.options.onEvent, { type: "latched", failure: { ...this._failure } });
   }
 }

@@ -24,6 +24,10 @@ export interface DestinationResult {
   pending: number;
   /** Objects written (or confirmed existing after an ambiguous success). */
   objects: number;
+  /** Upload attempts that failed and were retried (each is also an `onEvent` "retry"). */
+  retries: number;
+  /** sqlite buffer: records in the spool held by another live owner, not deliverable by this logger yet. */
+  heldByOthers?: number;
   rejected: RejectedCounts;
   /** The latch: set by the first permanent failure or exhausted batch; never cleared. */
   failure: DeliveryFailure | null;

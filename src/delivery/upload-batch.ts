@@ -1,67 +1,68 @@
 /**
- * Uploads one sealed batch with retries (SPEC §3.5): conditional create
- * (`If-None-Match: *`), the same key and bytes on every attempt, full-jitter
- * backoff, and the 412/304 rule — an "exists" answer is confirmed by HEAD
- * (size and `records` metadata) and counts as delivered; a mismatch is permanent.
+ * Uploads one sealed batch (SPEC §3.5) through the one retry policy
+ * (store/retry-policy.ts): conditional create (`If-None-Match: *`), the same key
+ * and bytes on every attempt, and the 412/304 rule — an "exists" answer is
+ * confirmed by HEAD (size and `records` metadata) and counts as delivered; a
+ * mismatch is permanent.
  */
-import { sleep } from "../shared/abort.js";
-import { classifyError, type ClassifiedError } from "../store/classify-error.js";
+import { ClassifiedFailure, classifyError, type ClassifiedError } from "../store/classify-error.js";
 import type { ObjectStore } from "../store/object-store.js";
-import { backoffMs } from "./backoff.js";
+import { attemptWithRetry, type RetryPolicyOptions } from "../store/retry-policy.js";
 import type { SealedBatch } from "./sealed-batch.js";
 
-export interface RetryOptions {
-  maxAttempts: number;
-  initialBackoffMs: number;
-  maxBackoffMs: number;
-  random?: () => number;
-}
+/** The delivery retry settings (a RetryPolicyOptions). */
+export type RetryOptions = RetryPolicyOptions;
 
 export type UploadOutcome =
   | { ok: true; via: "put" | "exists"; attempts: number }
   | { ok: false; error: ClassifiedError; attempts: number; exhausted: boolean };
 
-/** Uploads `batch`; never throws (aborts become a permanent `aborted` outcome). */
+/**
+ * Uploads `batch`; never throws (aborts become a permanent `aborted` outcome).
+ * @example const out = await uploadBatch(store, batch, { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000 });
+ */
 export async function uploadBatch(
   store: ObjectStore,
   batch: SealedBatch,
   retry: RetryOptions,
-  hooks: { onRetry?: (err: ClassifiedError, attempt: number) => void; signal?: AbortSignal } = {},
+  hooks: {
+    onRetry?: (err: ClassifiedError, attempt: number, delayMs: number) => void;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<UploadOutcome> {
-  let last: ClassifiedError | undefined;
-  for (let attempt = 1; attempt <= retry.maxAttempts; attempt++) {
-    try {
-      await store.put(batch.key, batch.body, {
-        ifNoneMatch: "*",
-        contentType: "application/x-ndjson",
-        contentEncoding: "gzip",
-        metadata: batch.metadata,
-        ...(hooks.signal ? { signal: hooks.signal } : {}),
-      });
-      return { ok: true, via: "put", attempts: attempt };
-    } catch (err) {
-      last = classifyError(err);
-      if (last.kind === "exists") {
-        const confirmed = await confirmExisting(store, batch, attempt, hooks.signal);
-        if (confirmed.ok || confirmed.error.kind === "permanent") return confirmed;
-        last = confirmed.error; // HEAD hit a transient error: retry the whole attempt
+  const signal = hooks.signal ? { signal: hooks.signal } : {};
+  const outcome = await attemptWithRetry(
+    async (): Promise<"put" | "exists"> => {
+      try {
+        await store.put(batch.key, batch.body, {
+          ifNoneMatch: "*",
+          contentType: "application/x-ndjson",
+          contentEncoding: "gzip",
+          metadata: batch.metadata,
+          ...signal,
+        });
+        return "put";
+      } catch (err) {
+        if (!isExists(err)) throw err;
+        // A HEAD that fails transiently throws its own error: the whole attempt is retried.
+        await confirmExisting(store, batch, signal);
+        return "exists";
       }
-      if (last.kind === "permanent")
-        return { ok: false, error: last, attempts: attempt, exhausted: false };
-      hooks.onRetry?.(last, attempt);
-      if (attempt < retry.maxAttempts) {
-        try {
-          await sleep(
-            backoffMs(attempt, retry.initialBackoffMs, retry.maxBackoffMs, retry.random),
-            hooks.signal,
-          );
-        } catch (abortErr) {
-          return { ok: false, error: classifyError(abortErr), attempts: attempt, exhausted: false };
-        }
-      }
-    }
-  }
-  return { ok: false, error: last!, attempts: retry.maxAttempts, exhausted: true };
+    },
+    retry,
+    { ...signal, onRetry: (err, attempt, delayMs) => hooks.onRetry?.(err, attempt, delayMs) },
+  );
+  if (outcome.ok) return { ok: true, via: outcome.value, attempts: outcome.attempts };
+  return {
+    ok: false,
+    error: outcome.error,
+    attempts: outcome.attempts,
+    exhausted: outcome.exhausted,
+  };
+}
+
+function isExists(err: unknown): boolean {
+  return classifyError(err).kind === "exists";
 }
 
 /**
@@ -71,27 +72,15 @@ export async function uploadBatch(
 async function confirmExisting(
   store: ObjectStore,
   batch: SealedBatch,
-  attempts: number,
-  signal?: AbortSignal,
-): Promise<UploadOutcome> {
-  try {
-    const head = await store.head(batch.key, signal ? { signal } : {});
-    if (head.size === batch.body.byteLength && head.metadata["records"] === String(batch.records)) {
-      return { ok: true, via: "exists", attempts };
-    }
-    return {
-      ok: false,
-      attempts,
-      exhausted: false,
-      error: {
-        kind: "permanent",
-        category: "precondition",
-        code: "ExistingObjectMismatch",
-        message: `${batch.key} already exists with different content (size ${head.size}, records ${head.metadata["records"] ?? "?"}); it is never overwritten`,
-      },
-    };
-  } catch (err) {
-    const c = classifyError(err);
-    return { ok: false, error: c, attempts, exhausted: false };
-  }
+  signal: { signal?: AbortSignal },
+): Promise<void> {
+  const head = await store.head(batch.key, signal);
+  if (head.size === batch.body.byteLength && head.metadata["records"] === String(batch.records))
+    return;
+  throw new ClassifiedFailure({
+    kind: "permanent",
+    category: "precondition",
+    code: "ExistingObjectMismatch",
+    message: `${batch.key} already exists with different content (size ${head.size}, records ${head.metadata["records"] ?? "?"}); it is never overwritten`,
+  });
 }

@@ -1,7 +1,11 @@
 /**
  * Interprets the arguments of a logging call (SPEC §3.2): `(message, data?)`,
- * an Error as message or data, and pino's `(object, message)` order.
+ * an Error as message or data, and pino's `(object, message)` order; and reads
+ * `write()`'s record argument once, turning unreadable input into usage errors.
  */
+import type { LogRecord } from "../record/record.js";
+import { UNSERIALIZABLE } from "../record/sanitize.js";
+import { StowageError } from "../shared/errors.js";
 
 export interface CallParts {
   message: string;
@@ -67,4 +71,66 @@ function safeString(v: unknown): string {
   } catch {
     return "[Unserializable]";
   }
+}
+
+/**
+ * parseCallArgs, for values that throw on every access (a Proxy, a revoked Proxy):
+ * the record is kept with the unreadable value replaced, never dropped uncounted.
+ * @example safeCallArgs("saved", revokedProxy) // { message: "saved", data: "[Unserializable]" }
+ */
+export function safeCallArgs(first: unknown, second: unknown): CallParts {
+  try {
+    return parseCallArgs(first, second);
+  } catch {
+    const message =
+      typeof first === "string" ? first : typeof second === "string" ? second : UNSERIALIZABLE;
+    return { message, data: UNSERIALIZABLE };
+  }
+}
+
+const RECORD_FIELDS = [
+  "timestamp",
+  "level",
+  "message",
+  "service",
+  "caller",
+  "data",
+  "bindings",
+  "error",
+  "traceId",
+  "spanId",
+] as const;
+
+/**
+ * write()'s argument, read once into a plain object; anything unreadable is a usage error.
+ * @example readRecord({ level: "info", message: "hi" }) // a plain copy of the known fields
+ */
+export function readRecord(input: unknown): Partial<LogRecord> & { message?: unknown } {
+  if (input === null || typeof input !== "object") {
+    throw new StowageError(
+      "usage",
+      `write() takes a record object like { level: "info", message: "…" }, got ${input === null ? "null" : typeof input}`,
+    );
+  }
+  const out: Record<string, unknown> = {};
+  try {
+    if (Array.isArray(input))
+      throw new StowageError(
+        "usage",
+        'write() takes a record object like { level: "info", message: "…" }, got an array',
+      );
+    const src = input as Record<string, unknown>;
+    for (const k of RECORD_FIELDS) {
+      const v = src[k];
+      if (v !== undefined) out[k] = v;
+    }
+  } catch (err) {
+    if (err instanceof StowageError) throw err;
+    throw new StowageError(
+      "usage",
+      `write() could not read the record (${err instanceof Error ? err.message : "a field access threw"}); pass a plain object`,
+      { cause: err },
+    );
+  }
+  return out as Partial<LogRecord> & { message?: unknown };
 }

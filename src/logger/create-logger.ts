@@ -9,13 +9,18 @@ import { resolveLoggerConfig, type ResolvedLoggerConfig } from "../config/logger
 import { processEnv } from "../config/env.js";
 import { compileRedaction } from "../record/redact.js";
 import { openStore } from "../store/open-store.js";
+import type { DeliveryEventListener } from "../delivery/events.js";
+import { StowageError } from "../shared/errors.js";
 import { ConsoleEcho } from "./console-echo.js";
 import type { Sink } from "./flush-result.js";
 import { Logger, type LoggerCore } from "./logger.js";
 import { MemorySink } from "./memory-sink.js";
 import { createSqliteSink } from "../spool/create-sqlite-sink.js";
 
-/** Options accepted by createLogger / defineConfig (SPEC §2.0). */
+/**
+ * Options accepted by createLogger / defineConfig (SPEC §2.0). A config object
+ * passed in code may also carry `onEvent: (event: DeliveryEvent) => void`.
+ */
 export type LoggerConfig = Parameters<typeof resolveLoggerConfig>[0];
 
 /**
@@ -29,7 +34,8 @@ export type LoggerConfig = Parameters<typeof resolveLoggerConfig>[0];
 export function createLogger(config?: LoggerConfig): Logger {
   const env = processEnv();
   const cwd = process.cwd();
-  let raw: unknown = config;
+  const { config: rest, onEvent } = takeOnEvent(config);
+  let raw: unknown = rest;
   let origin: "code" | "data" = "code";
   let file: string | undefined;
   if (config === undefined) {
@@ -50,15 +56,33 @@ export function createLogger(config?: LoggerConfig): Logger {
     origin,
     ...(file ? { file } : {}),
   });
-  return buildLogger(resolved, env);
+  return buildLogger(resolved, env, onEvent);
+}
+
+/**
+ * `onEvent` (a function, code configs only) is not part of the validated config:
+ * it is taken out before validation. Events: see delivery/events.ts.
+ */
+function takeOnEvent(config: unknown): { config: unknown; onEvent?: DeliveryEventListener } {
+  if (config === null || typeof config !== "object" || !("onEvent" in config)) return { config };
+  const { onEvent, ...rest } = config as { onEvent?: unknown };
+  if (onEvent === undefined) return { config: rest };
+  if (typeof onEvent !== "function") {
+    throw new StowageError(
+      "config",
+      `onEvent must be a function (event) => void, got ${typeof onEvent}; remove it or pass a function`,
+    );
+  }
+  return { config: rest, onEvent: onEvent as DeliveryEventListener };
 }
 
 /** Joins a resolved config to its sink and console echo. */
 export function buildLogger(
   resolved: ResolvedLoggerConfig,
   env: Record<string, string | undefined>,
+  onEvent?: DeliveryEventListener,
 ): Logger {
-  const sink = createSink(resolved, env);
+  const sink = createSink(resolved, env, onEvent);
   const echo =
     resolved.console === false
       ? null
@@ -86,7 +110,11 @@ export function buildLogger(
   return new Logger(core, undefined);
 }
 
-function createSink(resolved: ResolvedLoggerConfig, env: Record<string, string | undefined>): Sink {
+function createSink(
+  resolved: ResolvedLoggerConfig,
+  env: Record<string, string | undefined>,
+  onEvent: DeliveryEventListener | undefined,
+): Sink {
   const d = resolved.delivery;
   const { store } = openStore(resolved.destination, {
     env,
@@ -95,12 +123,15 @@ function createSink(resolved: ResolvedLoggerConfig, env: Record<string, string |
   });
   if (d.buffer === "sqlite") {
     try {
-      return createSqliteSink(resolved, env, store);
+      return createSqliteSink(resolved, env, store, onEvent);
     } catch (err) {
       store.close();
       throw err;
     }
   }
   const prefix = resolved.destination.type === "s3" ? resolved.destination.prefix : "";
-  return new MemorySink(resolved.destination.type, store, prefix, d);
+  return new MemorySink(resolved.destination.type, store, prefix, {
+    ...d,
+    ...(onEvent ? { onEvent } : {}),
+  });
 }

@@ -6,5 +6,6 @@ export type { DestinationResult, RejectedCounts, Sink } from "../delivery/sink.j
 export interface FlushResult {
   ok: boolean;
   timedOut: boolean;
-  destinations: Record<string, DestinationResult>;
+  /** One entry, `sink` (SPEC §3.2); its `kind` says s3 or local. */
+  destinations: { sink: DestinationResult };
 }

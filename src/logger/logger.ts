@@ -2,7 +2,11 @@
  * The Logger (SPEC §3.2): level methods that never throw and never block on I/O,
  * `child`, runtime `level`, `write`, `flush`, `close`. Work that can be done once
  * is done at build time: redaction is compiled, disabled levels are no-ops,
- * `child()` bindings are sanitised once.
+ * `child()` bindings are sanitised, redacted and serialised once.
+ *
+ * Levels (issue 10 §4): each logger has its own level. A child starts at its
+ * parent's level when created and does not follow later changes (as in pino);
+ * `log.level` and the level methods of that same logger never disagree.
  */
 import {
   LEVELS,
@@ -13,10 +17,15 @@ import {
   type LevelName,
 } from "../record/levels.js";
 import { formatTimestamp, parseTimestamp, type LogRecord } from "../record/record.js";
-import { serializeRecord, type SerializeOptions } from "../record/safe-json.js";
+import {
+  sanitizeField,
+  serializeRecord,
+  serializeRecordWithBindings,
+  type SerializeOptions,
+} from "../record/safe-json.js";
 import { sanitizeValue } from "../record/sanitize.js";
 import { StowageError } from "../shared/errors.js";
-import { parseCallArgs } from "./call-args.js";
+import { readRecord, safeCallArgs } from "./call-args.js";
 import { captureCaller } from "./caller.js";
 import type { ConsoleEcho } from "./console-echo.js";
 import type { FlushResult, Sink } from "./flush-result.js";
@@ -26,6 +35,7 @@ type LogMethod = (message: unknown, data?: unknown) => void;
 /** Shared by a logger and all its children. */
 export interface LoggerCore {
   service: string | undefined;
+  /** The configured level: the root logger's initial level. */
   level: Level;
   sink: Sink;
   echo: ConsoleEcho | null;
@@ -55,28 +65,49 @@ export class Logger {
   critical: LogMethod = noop;
   fatal: LogMethod = noop;
 
+  private _level: Level;
+  /** The bindings as final JSON (redacted once), spliced into every record of this logger. */
+  private readonly bindingsJson: string | undefined;
+
   /** @internal */
   constructor(
     private readonly core: LoggerCore,
     private readonly bindings: Record<string, unknown> | undefined,
+    level: Level = core.level,
   ) {
+    this._level = level;
+    if (bindings !== undefined) {
+      const out = sanitizeField("bindings", bindings, core.serialize);
+      if (out !== undefined) this.bindingsJson = JSON.stringify(out);
+    }
     this.bindMethods();
   }
 
-  /** The minimum level recorded, for every destination and the console echo. Settable at runtime. */
+  /**
+   * The minimum level this logger records, for every destination and the console
+   * echo. Settable at runtime; children created earlier keep their own level.
+   */
   get level(): Level {
-    return this.core.level;
+    return this._level;
   }
   set level(name: LevelName) {
-    this.core.level = parseLevel(name);
+    this._level = parseLevel(name);
     this.bindMethods();
   }
 
-  /** A logger whose records carry `bindings` (sanitised and redacted once, here). */
+  /**
+   * A logger whose records carry `bindings` (sanitised, redacted and serialised
+   * once, here). It starts at this logger's current level.
+   * @example const req = log.child({ requestId: "r-1" }); req.info("handled");
+   */
   child(bindings: Record<string, unknown>): Logger {
     const own = sanitizeValue(bindings, this.core.serialize) as Record<string, unknown>;
     const merged = this.bindings ? { ...this.bindings, ...(own ?? {}) } : own;
-    return new Logger(this.core, merged && typeof merged === "object" ? merged : undefined);
+    return new Logger(
+      this.core,
+      merged && typeof merged === "object" ? merged : undefined,
+      this._level,
+    );
   }
 
   /**
@@ -85,9 +116,10 @@ export class Logger {
    * StowageError("rejected") when it is not (oversized, queue or spool full, closed)
    * and with StowageError("usage") when the record is malformed.
    */
-  async write(record: Partial<LogRecord> & { message?: unknown }): Promise<void> {
+  async write(input: Partial<LogRecord> & { message?: unknown }): Promise<void> {
     if (this.core.closed)
       throw new StowageError("rejected", "the logger is closed; create a new one");
+    const record = readRecord(input);
     const level = isLevel(record.level) ? record.level : parseWriteLevel(record.level);
     let ms = Date.now();
     if (record.timestamp !== undefined) {
@@ -100,7 +132,7 @@ export class Logger {
       }
       ms = parsed;
     }
-    if (LEVEL_VALUES[level] < LEVEL_VALUES[this.core.level]) return;
+    if (LEVEL_VALUES[level] < LEVEL_VALUES[this._level]) return;
     // Known fields only, copied explicitly (no spread: this is the ingestion hot path).
     const full: LogRecord = {
       timestamp: formatTimestamp(ms),
@@ -111,12 +143,14 @@ export class Logger {
     if (service !== undefined) full.service = service;
     if (record.caller !== undefined) full.caller = record.caller;
     if (record.data !== undefined) full.data = record.data;
-    const bindings = record.bindings ?? this.bindings;
-    if (bindings !== undefined) full.bindings = bindings;
+    if (record.bindings !== undefined) full.bindings = record.bindings;
     if (record.error !== undefined) full.error = record.error;
     if (record.traceId !== undefined) full.traceId = record.traceId;
     if (record.spanId !== undefined) full.spanId = record.spanId;
-    const line = serializeRecord(full, this.core.serialize);
+    const line =
+      record.bindings === undefined && this.bindingsJson !== undefined
+        ? serializeRecordWithBindings(full, this.bindingsJson, this.core.serialize)
+        : serializeRecord(full, this.core.serialize);
     this.core.echo?.echo(line, level);
     const reason = await this.core.sink.acceptDurable(line, ms);
     if (reason !== null) throw new StowageError("rejected", rejectionMessage(reason));
@@ -126,7 +160,7 @@ export class Logger {
   async flush(options: { timeoutMs?: number } = {}): Promise<FlushResult> {
     try {
       const { result, timedOut } = await this.core.sink.flush(options.timeoutMs);
-      return { ok: result.ok && !timedOut, timedOut, destinations: { [result.kind]: result } };
+      return { ok: result.ok && !timedOut, timedOut, destinations: { sink: result } };
     } catch (err) {
       return internalFailure(this.core.sink.kind, err);
     }
@@ -139,14 +173,14 @@ export class Logger {
     try {
       const { result, timedOut } = await this.core.sink.close(options.timeoutMs);
       this.core.echo?.close();
-      return { ok: result.ok && !timedOut, timedOut, destinations: { [result.kind]: result } };
+      return { ok: result.ok && !timedOut, timedOut, destinations: { sink: result } };
     } catch (err) {
       return internalFailure(this.core.sink.kind, err);
     }
   }
 
   private bindMethods(): void {
-    const threshold = this.core.closed ? Infinity : LEVEL_VALUES[this.core.level];
+    const threshold = this.core.closed ? Infinity : LEVEL_VALUES[this._level];
     for (const level of LEVELS) {
       const fn = LEVEL_VALUES[level] >= threshold ? this.method(level) : noop;
       this[level] = fn;
@@ -157,10 +191,11 @@ export class Logger {
 
   private method(level: Level): LogMethod {
     const core = this.core;
+    const bindingsJson = this.bindingsJson;
     return (first: unknown, second?: unknown) => {
       try {
         const ms = Date.now();
-        const parts = parseCallArgs(first, second);
+        const parts = safeCallArgs(first, second);
         const record: LogRecord = { timestamp: formatTimestamp(ms), level, message: parts.message };
         if (core.service !== undefined) record.service = core.service;
         if (core.callerRoot !== null) {
@@ -168,9 +203,11 @@ export class Logger {
           if (caller) record.caller = caller;
         }
         if (parts.data !== undefined) record.data = parts.data;
-        if (this.bindings) record.bindings = this.bindings;
         if (parts.error !== undefined) record.error = parts.error;
-        const line = serializeRecord(record, core.serialize);
+        const line =
+          bindingsJson === undefined
+            ? serializeRecord(record, core.serialize)
+            : serializeRecordWithBindings(record, bindingsJson, core.serialize);
         core.echo?.echo(line, level);
         core.sink.accept(line, ms);
       } catch {
@@ -217,12 +254,13 @@ function internalFailure(kind: "s3" | "local", err: unknown): FlushResult {
     ok: false,
     timedOut: false,
     destinations: {
-      [kind]: {
+      sink: {
         kind,
         ok: false,
         delivered: 0,
         pending: 0,
         objects: 0,
+        retries: 0,
         rejected: { oversized: 0, queueFull: 0, spoolFull: 0 },
         failure: {
           category: "other",

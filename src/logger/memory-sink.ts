@@ -11,16 +11,18 @@
  * - nothing here writes to local disk unless the store is a LocalStore.
  * Limit: memory mode loses unsent records if the process dies; flush() before exit.
  */
-import { encodeBatchAsync } from "../batch/encoder.js";
+import { encodeV1ObjectAsync } from "../batch/encoder.js";
+import { BufferPool } from "../batch/buffer-pool.js";
 import { HourBatcher, type HourBatch } from "../batch/hour-batcher.js";
-import { formatObjectKey, objectMetadata } from "../batch/object-key.js";
+import { MAX_EPOCH_MS } from "../batch/object-key.js";
 import { Dispatcher } from "../delivery/dispatcher.js";
+import { emit, type DeliveryEventListener } from "../delivery/events.js";
 import type { SealedBatch } from "../delivery/sealed-batch.js";
-import { ulid } from "../shared/ids.js";
+import { StowageError } from "../shared/errors.js";
 import { classifyError } from "../store/classify-error.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { DestinationResult, RejectedCounts, Sink } from "./flush-result.js";
-import { waitWithTimeout } from "./wait.js";
+import { waitWithTimeout } from "../delivery/wait.js";
 
 export interface DeliveryOptions {
   flushIntervalMs: number;
@@ -35,10 +37,14 @@ export interface DeliveryOptions {
   maxBackoffMs: number;
   /** gzip level for batch bodies (default 6). */
   gzipLevel?: number;
+  /** Typed delivery events (retries, rejections, the latch). */
+  onEvent?: DeliveryEventListener;
 }
 
 export class MemorySink implements Sink {
   private readonly batcher: HourBatcher;
+  /** Open batches' NDJSON buffers, reused after gzip (no join/copy at seal). */
+  private readonly pool: BufferPool;
   private readonly dispatcher: Dispatcher;
   private accepted = 0;
   private delivered = 0;
@@ -56,7 +62,9 @@ export class MemorySink implements Sink {
     private readonly prefix: string,
     private readonly options: DeliveryOptions,
   ) {
+    this.pool = new BufferPool(options.maxBatchBytes, Math.max(2, options.concurrency));
     this.batcher = new HourBatcher({
+      pool: this.pool,
       maxBatchBytes: options.maxBatchBytes,
       maxBatchRecords: options.maxBatchRecords,
       flushIntervalMs: options.flushIntervalMs,
@@ -69,6 +77,7 @@ export class MemorySink implements Sink {
       maxAttempts: options.maxAttempts,
       initialBackoffMs: options.initialBackoffMs,
       maxBackoffMs: options.maxBackoffMs,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       onDelivered: (batch) => {
         this.delivered += batch.records;
         this.objects++;
@@ -82,50 +91,55 @@ export class MemorySink implements Sink {
   }
 
   accept(line: string, timestampMs: number): keyof RejectedCounts | "closed" | null {
-    if (this.closed) return "closed";
     const size = Buffer.byteLength(line, "utf8") + 1;
-    if (size > this.options.maxRecordBytes) {
-      this.rejected.oversized++;
-      return "oversized";
+    if (this.closed) return this.reject("closed", size);
+    // Checked before anything is counted: a refused time must not leave a record pending forever.
+    if (!(timestampMs >= 0 && timestampMs <= MAX_EPOCH_MS)) {
+      throw new StowageError(
+        "usage",
+        `record time ${timestampMs} is outside 1970..2286; fix the timestamp`,
+      );
     }
-    if (this.queuedBytes + size > this.options.maxQueueBytes) {
-      this.rejected.queueFull++;
-      return "queueFull";
-    }
+    if (size > this.options.maxRecordBytes) return this.reject("oversized", size);
+    if (this.queuedBytes + size > this.options.maxQueueBytes) return this.reject("queueFull", size);
     this.queuedBytes += size;
     this.accepted++;
     this.batcher.add(line, timestampMs, size);
     return null;
   }
 
+  private reject<R extends keyof RejectedCounts | "closed">(reason: R, bytes: number): R {
+    if (reason !== "closed") this.rejected[reason as keyof RejectedCounts]++;
+    emit(this.options.onEvent, { type: "rejected", reason, bytes });
+    return reason;
+  }
+
   acceptDurable(
     line: string,
     timestampMs: number,
   ): Promise<keyof RejectedCounts | "closed" | null> {
-    return Promise.resolve(this.accept(line, timestampMs));
+    try {
+      return Promise.resolve(this.accept(line, timestampMs));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   private onSeal(b: HourBatch): void {
     this.encoding++;
-    const batchId = ulid();
-    encodeBatchAsync(
-      b,
-      this.options.gzipLevel === undefined ? {} : { level: this.options.gzipLevel },
-    )
-      .then((enc) => {
+    encodeV1ObjectAsync(b, {
+      prefix: this.prefix,
+      ...(this.options.gzipLevel === undefined ? {} : { level: this.options.gzipLevel }),
+    })
+      .then((obj) => {
         const sealed: SealedBatch = {
-          key: formatObjectKey({
-            prefix: this.prefix,
-            minMs: enc.minMs,
-            maxMs: enc.maxMs,
-            batchId,
-          }),
-          body: enc.body,
-          records: enc.records,
-          decodedBytes: enc.decodedBytes,
-          minMs: enc.minMs,
-          maxMs: enc.maxMs,
-          metadata: objectMetadata(enc),
+          key: obj.key,
+          body: obj.body,
+          records: obj.records,
+          decodedBytes: obj.decodedBytes,
+          minMs: obj.minMs,
+          maxMs: obj.maxMs,
+          metadata: obj.metadata,
         };
         this.dispatcher.enqueue(sealed);
       })
@@ -136,6 +150,7 @@ export class MemorySink implements Sink {
         this.dispatcher.reportFailure({ ...classifyError(err), kind: "permanent" });
       })
       .finally(() => {
+        if (b.ndjson) this.pool.release(b.ndjson); // gzip has read it: reuse for the next batch
         this.encoding--;
         if (this.encoding === 0) {
           const w = this.encodeWaiters;
@@ -164,6 +179,7 @@ export class MemorySink implements Sink {
       delivered: this.delivered,
       pending,
       objects: this.objects,
+      retries: this.dispatcher.retries,
       rejected: { ...this.rejected },
       failure,
     };

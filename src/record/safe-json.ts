@@ -56,6 +56,47 @@ export function serializeRecord(record: LogRecord, opts: SanitizeOptions = {}): 
 }
 
 /**
+ * Like serializeRecord, with the `bindings` field given as ready JSON (a child
+ * logger's bindings, sanitised and redacted once in `child()`): the record's own
+ * `bindings` is ignored, the rest is walked as usual, field order is canonical.
+ * @example serializeRecordWithBindings(record, '{"requestId":"r-1"}', opts)
+ */
+export function serializeRecordWithBindings(
+  record: LogRecord,
+  bindingsJson: string,
+  opts: SanitizeOptions = {},
+): string {
+  try {
+    const ctx = createContext(opts);
+    const states = ctx.plan === null ? null : initialStates(ctx.plan.paths);
+    const head: Record<string, unknown> = {
+      timestamp: structural(record.timestamp, ctx),
+      level: structural(record.level, ctx),
+      message: field("message", text(record.message), ctx, states),
+    };
+    put(head, "service", record.service, ctx, states, true);
+    put(head, "caller", record.caller, ctx, states, true);
+    put(head, "data", record.data, ctx, states, false);
+    const tail: Record<string, unknown> = {};
+    put(tail, "error", record.error, ctx, states, false);
+    put(tail, "traceId", record.traceId, ctx, states, true);
+    put(tail, "spanId", record.spanId, ctx, states, true);
+    const h = JSON.stringify(head);
+    const rest =
+      record.error === undefined && record.traceId === undefined && record.spanId === undefined
+        ? "}"
+        : tailJson(JSON.stringify(tail));
+    return `${h.slice(0, -1)},"bindings":${bindingsJson}${rest}`;
+  } catch {
+    return fallbackLine(record);
+  }
+}
+
+function tailJson(t: string): string {
+  return t === "{}" ? "}" : `,${t.slice(1)}`;
+}
+
+/**
  * Sanitises one record field's value on its own, with the paths that apply to
  * that field (e.g. `child()` bindings serialised once, then reused per record).
  * @example const b = sanitizeField("bindings", { requestId, token }, { redact });

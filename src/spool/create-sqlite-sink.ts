@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Env } from "../config/env.js";
 import type { ResolvedDelivery, ResolvedLoggerConfig } from "../config/logger-config.js";
+import type { DeliveryEventListener } from "../delivery/events.js";
 import type { Sink } from "../delivery/sink.js";
 import { StowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
@@ -64,6 +65,7 @@ export function createSqliteSink(
   resolved: ResolvedLoggerConfig,
   env: Env,
   store: ObjectStore,
+  onEvent?: DeliveryEventListener,
 ): Sink {
   const d = resolved.delivery;
   checkSpoolFile(d.spoolPath);
@@ -76,6 +78,7 @@ export function createSqliteSink(
     maxAttempts: d.maxAttempts,
     initialBackoffMs: d.initialBackoffMs,
     maxBackoffMs: d.maxBackoffMs,
+    ...(onEvent ? { onEvent } : {}),
     worker: {
       path: d.spoolPath,
       prefix: dest.type === "s3" ? dest.prefix : "",

@@ -9,6 +9,7 @@
 import type { Dispatcher } from "../delivery/dispatcher.js";
 import type { DeliveryFailure } from "../delivery/sealed-batch.js";
 import type { DestinationResult, RejectedCounts } from "../delivery/sink.js";
+import { waitWithTimeout } from "../delivery/wait.js";
 import { StowageError } from "../shared/errors.js";
 import type { WireError } from "./worker-protocol.js";
 
@@ -30,6 +31,8 @@ export class SinkState {
   readonly rejected: RejectedCounts = { oversized: 0, queueFull: 0, spoolFull: 0 };
   /** Logical payload of the spool file, as last reported by the worker. */
   spoolBytes = 0;
+  /** Records in the spool held by other live owners (last sync's count). */
+  heldByOthers = 0;
   /** Accepted, not yet committed. */
   inflightBytes = 0;
   closed = false;
@@ -194,21 +197,16 @@ export class SinkState {
     for (const r of w) r();
   }
 
-  /** Resolves true if `p` settled first, false on timeout (the timer never outlives the wait). */
+  /** Resolves true if `p` settled first, false on timeout (see logger/wait.ts). */
   wait(p: Promise<unknown>, timeoutMs: number | undefined): Promise<boolean> {
-    const settled = p.then(
-      () => true,
-      () => true,
-    );
-    if (timeoutMs === undefined || !Number.isFinite(timeoutMs)) return settled;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<boolean>(
-      (r) => (timer = setTimeout(() => r(false), Math.max(0, timeoutMs))),
-    );
-    return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
+    return waitWithTimeout(p, timeoutMs);
   }
 
-  result(kind: "s3" | "local", dispatcherFailure: DeliveryFailure | null): DestinationResult {
+  result(
+    kind: "s3" | "local",
+    dispatcherFailure: DeliveryFailure | null,
+    retries: number,
+  ): DestinationResult {
     const f = this.spoolFailure ?? dispatcherFailure;
     const failure = f ? { ...f } : null;
     const pending = this.pending;
@@ -218,6 +216,8 @@ export class SinkState {
       delivered: this.delivered,
       pending,
       objects: this.objects,
+      retries,
+      heldByOthers: this.heldByOthers,
       rejected: { ...this.rejected },
       failure,
     };

@@ -4,9 +4,7 @@
  * test waits on the wall clock.
  */
 import { describe, expect, it } from "vitest";
-import { encodeBatch } from "../batch/encoder.js";
-import { formatObjectKey } from "../batch/object-key.js";
-import { ulid } from "../shared/ids.js";
+import { encodeV1Object } from "../batch/encoder.js";
 import type { Spool, SpoolBatchInput, SpoolOpenOptions, SpoolRecordInput } from "./spool.js";
 
 export interface SpoolFactory {
@@ -31,11 +29,10 @@ export function buildBatch(records: readonly SpoolRecordInput[], kept: number[])
   const sel = kept.map((i) => records[i]!);
   const minMs = Math.min(...sel.map((r) => r.timestampMs));
   const maxMs = Math.max(...sel.map((r) => r.timestampMs));
-  const enc = encodeBatch({ lines: sel.map((r) => r.line), minMs, maxMs });
-  const id = ulid();
+  const enc = encodeV1Object({ lines: sel.map((r) => r.line), minMs, maxMs }, { prefix: "c" });
   return {
-    id,
-    key: formatObjectKey({ prefix: "c", minMs, maxMs, batchId: id }),
+    id: enc.batchId,
+    key: enc.key,
     body: enc.body,
     records: enc.records,
     decodedBytes: enc.decodedBytes,

@@ -13,8 +13,10 @@
  */
 import { MAX_EPOCH_MS, objectMetadata } from "../batch/object-key.js";
 import { Dispatcher } from "../delivery/dispatcher.js";
+import { emit, type DeliveryEventListener } from "../delivery/events.js";
 import type { DeliveryFailure, SealedBatch } from "../delivery/sealed-batch.js";
 import type { DestinationResult, RejectedCounts, Sink } from "../delivery/sink.js";
+import { sleep } from "../shared/abort.js";
 import { StowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { SinkState, type Reason } from "./sink-state.js";
@@ -34,6 +36,8 @@ export interface SqliteSinkOptions {
   initialBackoffMs: number;
   maxBackoffMs: number;
   worker: SpoolWorkerConfig;
+  /** Typed delivery events (retries, rejections, the latch, adoptions). */
+  onEvent?: DeliveryEventListener;
 }
 
 type SpooledBatch = SealedBatch & { spoolId: string };
@@ -62,6 +66,7 @@ export class SqliteSink implements Sink {
       maxAttempts: o.maxAttempts,
       initialBackoffMs: o.initialBackoffMs,
       maxBackoffMs: o.maxBackoffMs,
+      ...(o.onEvent ? { onEvent: o.onEvent } : {}),
       onDelivered: (b) => this.outcome(b as SpooledBatch, true),
       onFailed: (b, err) =>
         this.outcome(b as SpooledBatch, false, {
@@ -80,17 +85,17 @@ export class SqliteSink implements Sink {
   }
 
   accept(line: string, timestampMs: number): keyof RejectedCounts | "closed" | null {
-    if (this.s.closed) return "closed";
     const size = Buffer.byteLength(line, "utf8") + 1;
-    const r = this.s.admit(size, this.o);
-    if (r !== null) return r;
+    if (this.s.closed) return this.rejected("closed", size);
+    // Checked before anything is counted: a refused time leaves no record pending.
     if (!(timestampMs >= 0 && timestampMs <= MAX_EPOCH_MS)) {
-      this.s.unadmit(size);
       throw new StowageError(
-        "format",
+        "usage",
         `record time ${timestampMs} is outside 1970..2286; fix the timestamp`,
       );
     }
+    const r = this.s.admit(size, this.o);
+    if (r !== null) return this.rejected(r, size);
     this.outbox.lines.push(line);
     this.outbox.ts.push(timestampMs);
     this.outbox.bytes += size;
@@ -102,9 +107,19 @@ export class SqliteSink implements Sink {
     return null;
   }
 
+  private rejected<R extends NonNullable<Reason>>(reason: R, bytes: number): R {
+    emit(this.o.onEvent, { type: "rejected", reason, bytes });
+    return reason;
+  }
+
   acceptDurable(line: string, timestampMs: number): Promise<Reason> {
     if (this.s.spoolError) return Promise.reject(this.s.spoolError);
-    const r = this.accept(line, timestampMs);
+    let r: Reason;
+    try {
+      r = this.accept(line, timestampMs);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     if (r !== null) return Promise.resolve(r);
     return new Promise((resolve, reject) =>
       this.outbox.waiters.push((err) => (err === null ? resolve(null) : reject(err))),
@@ -135,17 +150,22 @@ export class SqliteSink implements Sink {
         this.host.answered(s.lost(m.seq, m.error));
         return;
       case "batch":
-        if (m.backlog) s.adopt(m.batch.records);
+        if (m.backlog) {
+          s.adopt(m.batch.records);
+          emit(this.o.onEvent, { type: "adopted", records: m.batch.records });
+        }
         this.dispatcher.enqueue(toSealed(m.batch));
         return;
       case "adopted":
         s.adopt(m.records);
+        emit(this.o.onEvent, { type: "adopted", records: m.records });
         return;
       case "transferred":
         s.transfer(m.records);
         return;
       case "synced":
         this.host.answered();
+        s.heldByOthers = m.held;
         s.synced(m.id, m.busy);
         return;
       case "doneAck":
@@ -172,7 +192,11 @@ export class SqliteSink implements Sink {
   }
 
   result(): DestinationResult {
-    return this.s.result(this.kind, this.dispatcher.failure as DeliveryFailure | null);
+    return this.s.result(
+      this.kind,
+      this.dispatcher.failure as DeliveryFailure | null,
+      this.dispatcher.retries,
+    );
   }
 
   async flush(
@@ -198,7 +222,7 @@ export class SqliteSink implements Sink {
       await this.s.settled(this.dispatcher);
       if (this.s.dead || this.dispatcher.paused) return;
       if (!busy && this.s.pending === 0) return;
-      if (this.s.pending === 0) await new Promise((r) => setTimeout(r, 20));
+      if (this.s.pending === 0) await sleep(20); // pending work in other owners: ref'd (lifetime rule)
     }
   }
 

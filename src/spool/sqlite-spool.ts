@@ -3,11 +3,14 @@
  * sqlite-schema.ts). Synchronous: it is owned by the spool worker thread (and
  * by the status/retry tools), never called per log call on the main thread.
  * Every mutation is one IMMEDIATE transaction; the usage row moves with it.
+ * Size: ~340 lines on purpose — every statement on the file lives here, next to the
+ * transaction that uses it, so the invariants of sqlite-schema.ts can be checked in one place.
  */
 import { hostname } from "node:os";
 import { randomHex } from "../shared/ids.js";
 import type { SqlDatabase, SqlStatement } from "./sqlite-driver.js";
 import { spoolWriteError } from "./spool-file-check.js";
+import { ownerState, processIdentity, type OwnerRow } from "./owner-liveness.js";
 import { openSpoolDatabase } from "./sqlite-schema.js";
 import type {
   BatchOutcome,
@@ -98,6 +101,17 @@ export class SqliteSpool implements Spool {
       ),
       // Each owner is judged by its own lease (processes sharing a file may configure different ones).
       deadOwners: s("SELECT id FROM owners WHERE expires_ms < ? AND id NOT IN (?, ?)"),
+      // Same-host owners whose lease still runs: checked for a dead (or reused) pid.
+      hostOwners: s(
+        "SELECT id, pid, host, token, expires_ms FROM owners WHERE host = ? AND expires_ms >= ? AND id NOT IN (?, ?)",
+      ),
+      releaseOwner: s(
+        "UPDATE batches SET state = 'pending', lease_owner = NULL, lease_until_ms = NULL WHERE state = 'leased' AND lease_owner = ?",
+      ),
+      heldRecordsByOthers: s("SELECT COUNT(*) AS n FROM records WHERE owner NOT IN (?, ?)"),
+      heldBatchesByOthers: s(
+        "SELECT COALESCE(SUM(records), 0) AS n FROM batches WHERE state = 'leased' AND lease_until_ms >= ? AND lease_owner NOT IN (?, ?)",
+      ),
       adoptFrom: s("UPDATE records SET owner = ? WHERE owner = ?"),
       adoptOrphans: s(
         "UPDATE records SET owner = ? WHERE owner IS NULL OR owner NOT IN (SELECT id FROM owners)",
@@ -111,7 +125,8 @@ export class SqliteSpool implements Spool {
       ),
       heldRecords: s("SELECT EXISTS (SELECT 1 FROM records WHERE owner IN (?, ?)) AS held"),
     };
-    const token = randomHex(16);
+    // The process identity travels in the token, so a reused pid is not mistaken for this process.
+    const token = `${randomHex(16)}~${processIdentity()}`;
     const at = this.now();
     const register = () =>
       Number(
@@ -265,13 +280,35 @@ export class SqliteSpool implements Spool {
     return this.tx(() => {
       let n = 0;
       const dead = this.q.deadOwners!.all(now, this.ownId, this.adoptedId) as { id: number }[];
+      const sameHost = this.q.hostOwners!.all(
+        hostname(),
+        now,
+        this.ownId,
+        this.adoptedId,
+      ) as (OwnerRow & {
+        id: number;
+      })[];
+      for (const o of sameHost) if (ownerState(o, now) === "dead-pid") dead.push({ id: o.id });
       for (const { id } of dead) {
         n += this.q.adoptFrom!.run(this.adoptedId, id).changes;
+        this.q.releaseOwner!.run(id); // its leases end with it: the batches are claimable now
         this.q.dropOwner!.run(id);
       }
       // The sweep scans every record: done once at open, not on every heartbeat.
       return options.sweep ? n + this.q.adoptOrphans!.run(this.adoptedId).changes : n;
     });
+  }
+
+  /**
+   * Records this instance cannot deliver yet: unsealed records of other (live)
+   * owners, and records in batches another owner leases. A scan: called per flush round.
+   */
+  heldByOthers(): number {
+    const r = this.q.heldRecordsByOthers!.get(this.ownId, this.adoptedId) as { n: number };
+    const b = this.q.heldBatchesByOthers!.get(this.now(), this.ownId, this.adoptedId) as {
+      n: number;
+    };
+    return r.n + b.n;
   }
 
   readAdopted(afterId: number, limit: number): SpoolRecord[] {

@@ -7,7 +7,60 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { SqlDatabase } from "./sqlite-driver.js";
 import { openSpoolDatabase } from "./sqlite-schema.js";
+import { ownerState, type OwnerState } from "./owner-liveness.js";
 import type { SpoolStatus } from "./spool.js";
+
+/** One writer of the spool as `spool status` reports it (issue 10 §2). */
+export interface SpoolOwnerStatus {
+  pid: number;
+  host: string;
+  /** live; dead-pid (same host, process gone or pid reused); lease-expired; closed (left records). */
+  state: OwnerState;
+  /** ms since its last heartbeat. */
+  silentMs: number;
+  /** Unsealed records it holds. */
+  records: number;
+  /** Batches it leases. */
+  leasedBatches: number;
+}
+
+/** Owners grouped per spool instance (its `own` and `adopted` ids share a token), with their state now. */
+export function readOwners(db: SqlDatabase, now: number = Date.now()): SpoolOwnerStatus[] {
+  const rows = db
+    .prepare(
+      `SELECT o.token, o.pid, o.host, o.expires_ms, o.heartbeat_ms,
+        (SELECT COUNT(*) FROM records r WHERE r.owner = o.id) AS records,
+        (SELECT COUNT(*) FROM batches b WHERE b.state = 'leased' AND b.lease_owner = o.id) AS leased
+       FROM owners o ORDER BY o.id`,
+    )
+    .all() as {
+    token: string;
+    pid: number;
+    host: string;
+    expires_ms: number;
+    heartbeat_ms: number;
+    records: number;
+    leased: number;
+  }[];
+  const byToken = new Map<string, SpoolOwnerStatus>();
+  for (const r of rows) {
+    const seen = byToken.get(r.token);
+    if (seen) {
+      seen.records += r.records;
+      seen.leasedBatches += r.leased;
+      continue;
+    }
+    byToken.set(r.token, {
+      pid: r.pid,
+      host: r.host,
+      state: ownerState(r, now),
+      silentMs: Math.max(0, now - r.heartbeat_ms),
+      records: r.records,
+      leasedBatches: r.leased,
+    });
+  }
+  return [...byToken.values()];
+}
 
 const EMPTY: SpoolStatus = {
   records: 0,
@@ -68,15 +121,18 @@ function expand(path: string): string {
  * Counts what a durable spool holds: unsealed `records`, `pending` and `failed`
  * batches, and `bytes` of logical payload (plus per-state record counts).
  * Opens the file read-only; throws StowageError("not-found") when there is no
- * spool at `path`, StowageError("spool") when the file is not one.
+ * spool at `path`, StowageError("spool") when the file is not one. `owners` names
+ * each writer and its state (live / dead-pid / lease-expired / closed).
  * @example
  * import { getS3SpoolStatus } from "stowage/s3";
  * const { records, pending, failed, bytes } = await getS3SpoolStatus("/var/lib/app/spool.db");
  */
-export async function getS3SpoolStatus(path: string): Promise<SpoolStatus> {
+export async function getS3SpoolStatus(
+  path: string,
+): Promise<SpoolStatus & { owners: SpoolOwnerStatus[] }> {
   const { db, empty } = openSpoolDatabase(expand(path), { create: false, readonly: true });
   try {
-    return empty ? { ...EMPTY } : readStatus(db);
+    return empty ? { ...EMPTY, owners: [] } : { ...readStatus(db), owners: readOwners(db) };
   } finally {
     db.close();
   }

@@ -12,9 +12,8 @@
  * - SQLITE_BUSY (another process writing) never loses work: the cycle retries later.
  * Size: ~300 lines on purpose — it is one state machine, and its invariants hold across all of it.
  */
-import { encodeBatch } from "../batch/encoder.js";
-import { formatObjectKey } from "../batch/object-key.js";
-import { ulid } from "../shared/ids.js";
+import { encodeV1Object } from "../batch/encoder.js";
+import { idleTimer } from "../shared/abort.js";
 import { RecordBatcher, type SealedRecords } from "./record-batcher.js";
 import type { BatchOutcome, RecordOwner, SpoolBatchInput } from "./spool.js";
 import { isBusyError } from "./sqlite-driver.js";
@@ -43,7 +42,7 @@ export class WorkerLoop {
   private recovering = false;
   private scheduled = false;
   private stopped = false;
-  private readonly heartbeat: ReturnType<typeof setInterval>;
+  private readonly stopHeartbeat: () => void;
 
   constructor(
     private readonly spool: SqliteSpool,
@@ -52,11 +51,11 @@ export class WorkerLoop {
   ) {
     this.live = this.batcher("own", true);
     post({ t: "ready", bytes: spool.bytes() });
-    this.heartbeat = setInterval(
-      () => this.guard(() => this.tick(false)),
+    this.stopHeartbeat = idleTimer(
       Math.max(10, Math.floor(cfg.leaseMs / 3)),
+      () => this.guard(() => this.tick(false)),
+      { repeat: true },
     );
-    this.heartbeat.unref();
     this.guard(() => this.tick(true));
   }
 
@@ -69,6 +68,8 @@ export class WorkerLoop {
         this.sent.delete(m.id);
         this.claimDue = true;
       } else if (m.t === "sync") {
+        // A flush right after open covers dead owners' work too: adopt before answering.
+        if (!this.recovering) this.tick(false);
         this.cycle();
         this.live.sealAll();
         this.claimDue = true;
@@ -82,6 +83,7 @@ export class WorkerLoop {
             this.sent.size > 0 ||
             this.inbox.length > 0 ||
             this.seals.length > 0,
+          held: this.spool.heldByOthers(),
         });
         return;
       } else if (m.t === "close") {
@@ -114,7 +116,7 @@ export class WorkerLoop {
       this.scheduled = false;
       this.guard(() => this.cycle());
     };
-    if (delayMs > 0) setTimeout(run, delayMs).unref();
+    if (delayMs > 0) idleTimer(delayMs, run);
     else setImmediate(run);
   }
 
@@ -185,14 +187,17 @@ export class WorkerLoop {
     const times = kept.map((i) => s.times[i]!);
     const minMs = Math.min(...times);
     const maxMs = Math.max(...times);
-    const enc = encodeBatch(
+    // The one v1 object builder (batch/encoder.ts), as the memory buffer and the tests use.
+    const enc = encodeV1Object(
       { lines, minMs, maxMs },
-      this.cfg.gzipLevel === undefined ? {} : { level: this.cfg.gzipLevel },
+      {
+        prefix: this.cfg.prefix,
+        ...(this.cfg.gzipLevel === undefined ? {} : { level: this.cfg.gzipLevel }),
+      },
     );
-    const id = ulid();
     return {
-      id,
-      key: formatObjectKey({ prefix: this.cfg.prefix, minMs, maxMs, batchId: id }),
+      id: enc.batchId,
+      key: enc.key,
       body: enc.body,
       records: enc.records,
       decodedBytes: enc.decodedBytes,
@@ -239,7 +244,7 @@ export class WorkerLoop {
       this.pump();
     } catch (err) {
       if (!isBusyError(err)) throw err; // another process held the lock for the whole busy timeout: next tick
-      if (first) setTimeout(() => this.guard(() => this.tick(true)), BUSY_RETRY_MS).unref();
+      if (first) idleTimer(BUSY_RETRY_MS, () => this.guard(() => this.tick(true)));
     }
   }
 
@@ -298,7 +303,7 @@ export class WorkerLoop {
 
   private stop(): void {
     this.stopped = true;
-    clearInterval(this.heartbeat);
+    this.stopHeartbeat();
   }
 }
 

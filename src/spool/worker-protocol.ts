@@ -58,7 +58,8 @@ export type FromWorker =
   | { t: "adopted"; records: number }
   /** Records another owner adopted from this one (after a long stall): no longer ours to deliver. */
   | { t: "transferred"; records: number }
-  | { t: "synced"; id: number; busy: boolean }
+  /** `held`: records in the spool another live owner holds (not deliverable by this logger yet). */
+  | { t: "synced"; id: number; busy: boolean; held: number }
   | { t: "doneAck"; count: number }
   | { t: "closed" }
   | { t: "fatal"; error: WireError };

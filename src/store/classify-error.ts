@@ -84,6 +84,21 @@ interface ErrorLike {
   cause?: unknown;
 }
 
+/**
+ * An error that carries its class: classifyError() returns `classified` as is.
+ * For failures decided above the store (e.g. an existing object with other content).
+ * @example throw new ClassifiedFailure({ kind: "permanent", category: "precondition", code: "X", message: "…" });
+ */
+export class ClassifiedFailure extends Error {
+  constructor(
+    readonly classified: ClassifiedError,
+    options?: { cause?: unknown },
+  ) {
+    super(classified.message, options);
+    this.name = "ClassifiedFailure";
+  }
+}
+
 function codeOf(e: ErrorLike): string {
   return String(e.Code ?? (typeof e.code === "string" ? e.code : undefined) ?? e.name ?? "Error");
 }
@@ -93,6 +108,7 @@ function codeOf(e: ErrorLike): string {
  * @example classifyError(err).kind === "exists" // PutObject If-None-Match:* hit an existing key
  */
 export function classifyError(err: unknown): ClassifiedError {
+  if (err instanceof ClassifiedFailure) return err.classified;
   if (isStowageError(err)) {
     if (err.code === "exists")
       return {

@@ -6,6 +6,8 @@
  * - mode "log": writes records {data: {id: "<tag>-<n>"}} through write(), `inFlight` at a time,
  *   and prints each id on stdout only after its write() resolved (committed). With `max`, stops
  *   after that many (or on SIGTERM), closes, prints `CLOSED <FlushResult JSON>` and exits on its own.
+ * - mode "flush-once": one flush() right after createLogger(), then the spool's status, then
+ *   close(); prints `DRAINED {flush, status, closed}` (issue 10 §2: a restart delivers at once).
  * - mode "drain": flushes until the spool file holds no records and no pending batch, closes,
  *   prints `DRAINED <JSON>` and exits on its own (no process.exit: a leaked handle hangs the test).
  */
@@ -13,7 +15,7 @@ import { createLogger } from "../../src/index.js";
 import { getS3SpoolStatus } from "../../src/s3.js";
 
 interface ChildArgs {
-  mode: "log" | "drain";
+  mode: "log" | "drain" | "flush-once";
   spoolPath: string;
   prefix: string;
   endpoint: string;
@@ -83,4 +85,11 @@ async function drain(): Promise<void> {
   );
 }
 
-void (args.mode === "drain" ? drain() : logLoop());
+async function flushOnce(): Promise<void> {
+  const flush = await log.flush({ timeoutMs: 60_000 });
+  const status = await getS3SpoolStatus(args.spoolPath);
+  const closed = await log.close({ timeoutMs: 30_000 });
+  process.stdout.write(`DRAINED ${JSON.stringify({ flush, status, closed })}\n`);
+}
+
+void (args.mode === "drain" ? drain() : args.mode === "flush-once" ? flushOnce() : logLoop());

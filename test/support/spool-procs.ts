@@ -11,7 +11,7 @@ const ROOT = join(import.meta.dirname, "../..");
 const CHILD = join(import.meta.dirname, "spool-child.ts");
 
 export interface ChildArgs {
-  mode: "log" | "drain";
+  mode: "log" | "drain" | "flush-once";
   spoolPath: string;
   prefix: string;
   endpoint?: string;

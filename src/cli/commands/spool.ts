@@ -68,6 +68,13 @@ const common = (cmd: Command) =>
       [],
     );
 
+const OWNER_STATE = {
+  live: "live",
+  "dead-pid": "dead (its process is gone; the next logger adopts its work at once)",
+  "lease-expired": "lease expired (adopted by the next logger)",
+  closed: "closed with records left (adopted by the next logger)",
+} as const;
+
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
   const spool = program
     .command("spool")
@@ -86,9 +93,15 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       io.out(
         `spool ${path}\n  (from ${from})\n` +
           `  records  ${s.records} unsealed\n` +
-          `  pending  ${s.pending} batches (${s.pendingRecords} records${s.leased ? `, ${s.leased} leased by a running or recently stopped process` : ""})\n` +
+          `  pending  ${s.pending} batches (${s.pendingRecords} records${s.leased ? `, ${s.leased} leased` : ""})\n` +
           `  failed   ${s.failed} batches (${s.failedRecords} records)\n` +
-          `  bytes    ${formatBytes(s.bytes)} of payload\n`,
+          `  bytes    ${formatBytes(s.bytes)} of payload\n` +
+          s.owners
+            .map(
+              (o) =>
+                `  owner    pid ${o.pid} on ${o.host}: ${OWNER_STATE[o.state]}, silent ${Math.round(o.silentMs / 1000)} s, ${o.records} records, ${o.leasedBatches} leased batches\n`,
+            )
+            .join(""),
       );
       if (s.failed > 0)
         io.out(

@@ -1,0 +1,86 @@
+/**
+ * Issue 10 §3: the Sink contract, run on both buffers (memory and sqlite) through
+ * createLogger and a real store. What every buffer must do the same way:
+ * counting (accepted = delivered + failed + pending, refused records only in
+ * `rejected`), flush that never rejects, close that is final, and the result shape.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createLogger, isStowageError, type DeliveryEvent } from "../src/index.js";
+import { localConfig, s3Config } from "./support/loggers.js";
+import { uniquePrefix } from "./support/minio.js";
+import { readBack } from "./support/read-back.js";
+
+type Cfg = Parameters<typeof createLogger>[0];
+type Buffer = "memory" | "sqlite";
+
+function delivery(buffer: Buffer, extra: Record<string, unknown> = {}) {
+  return {
+    ...(buffer === "sqlite"
+      ? { buffer, spoolPath: join(mkdtempSync(join(tmpdir(), "stowage-sink-")), "s.db") }
+      : {}),
+    ...extra,
+  };
+}
+
+describe.each(["memory", "sqlite"] as const)("Sink contract: %s buffer", (buffer) => {
+  it("counts add up: accepted records are delivered, refused ones are only in rejected", async () => {
+    const { config, store } = localConfig(delivery(buffer, { maxRecordBytes: 512 }));
+    const events: DeliveryEvent[] = [];
+    const log = createLogger({ ...config, onEvent: (e: DeliveryEvent) => events.push(e) } as Cfg);
+    for (let i = 0; i < 300; i++) log.info("ok", { i });
+    for (let i = 0; i < 7; i++) log.info("too big", { pad: "x".repeat(600) });
+    const mid = await log.flush();
+    expect(mid.destinations.sink).toMatchObject({
+      kind: "local",
+      ok: true,
+      delivered: 300,
+      pending: 0,
+      retries: 0,
+      failure: null,
+      rejected: { oversized: 7, queueFull: 0, spoolFull: 0 },
+    });
+    expect(events.filter((e) => e.type === "rejected")).toHaveLength(7);
+    const res = await log.close();
+    expect(res).toMatchObject({ ok: true, timedOut: false });
+    expect((await readBack(store, "")).reduce((n, o) => n + o.lines.length, 0)).toBe(300);
+  });
+
+  it("after close: logging is a no-op, write() rejects with 'rejected', flush and close answer the same", async () => {
+    const { config } = localConfig(delivery(buffer));
+    const log = createLogger(config as Cfg);
+    await log.write({ level: "info", message: "before" });
+    const closed = await log.close();
+    log.info("after");
+    const err = await log.write({ level: "info", message: "after" }).catch((e: unknown) => e);
+    expect(isStowageError(err, "rejected")).toBe(true);
+    const again = await log.close();
+    const flushed = await log.flush();
+    for (const r of [closed, again, flushed])
+      expect(r.destinations.sink).toMatchObject({ delivered: 1, pending: 0 });
+  });
+
+  it("flush never rejects: an unreachable endpoint times out with the records pending", async () => {
+    const log = createLogger(
+      s3Config(
+        uniquePrefix("sink-contract"),
+        delivery(buffer, {
+          requestTimeoutMs: 200,
+          maxAttempts: 100,
+          initialBackoffMs: 20,
+          maxBackoffMs: 50,
+        }),
+        { endpoint: "http://127.0.0.1:9" },
+      ) as Cfg,
+    );
+    for (let i = 0; i < 5; i++) log.info("x", { i });
+    const res = await log.flush({ timeoutMs: 1_500 });
+    expect(res.ok).toBe(false);
+    expect(res.timedOut).toBe(true);
+    expect(res.destinations.sink.pending).toBe(5);
+    expect(res.destinations.sink.retries).toBeGreaterThan(0);
+    await log.close({ timeoutMs: 100 });
+  }, 30_000);
+});
