@@ -4,27 +4,8 @@
  * + oxc minifier), as an application's bundler would.
  */
 import { gzipSync } from "node:zlib";
-import { join } from "node:path";
-import { build } from "vite";
 import { expect, it } from "vitest";
-
-const ENTRY = join(import.meta.dirname, "..", "..", "src", "client.ts");
-
-/** The minified ES bundle of stowage/client. */
-export async function clientBundle(): Promise<string> {
-  const out = await build({
-    configFile: false,
-    logLevel: "silent",
-    build: {
-      lib: { entry: ENTRY, formats: ["es"], fileName: "client" },
-      write: false,
-      minify: true,
-      target: "es2020",
-    },
-  });
-  const result = (Array.isArray(out) ? out[0] : out) as { output: { code?: string }[] };
-  return result.output[0]!.code!;
-}
+import { clientBundle } from "./fixtures/client-bundle.js";
 
 it("§4 stowage/client is under 5 KB min+gzip and imports nothing from Node", async () => {
   const code = await clientBundle();
