@@ -43,7 +43,10 @@ export function otelLevel(
   return "info";
 }
 
-/** One SDK log record → the record handed to `Logger.write`. */
+/**
+ * One SDK log record → the record handed to `Logger.write`.
+ * @example mapOtelRecord(record).level // "warning" for severityNumber 13
+ */
 export function mapOtelRecord(r: ReadableLogRecord): Parameters<Logger["write"]>[0] {
   const ms = r.hrTime[0] * 1000 + Math.floor(r.hrTime[1] / 1e6);
   const rec: Parameters<Logger["write"]>[0] = {
