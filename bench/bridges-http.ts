@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import express from "express";
+import { createRequire } from "node:module";
 import Fastify from "fastify";
 import { Hono } from "hono";
 import { serve } from "@hono/node-server";
@@ -22,6 +22,8 @@ import { stowageHono } from "../src/hono.js";
 import { positiveArg } from "./_shared.js";
 import { alternate, autocannon, median, min } from "./_bridges.js";
 
+// Plain require: jiti's ESM interop wraps Express in a proxy that breaks its request getters.
+const express = createRequire(import.meta.url)("express") as typeof import("express");
 const ROUNDS = positiveArg("rounds", 3);
 const SECONDS = positiveArg("seconds", 3);
 

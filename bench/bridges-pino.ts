@@ -55,7 +55,6 @@ async function stowage(): Promise<number> {
       flushTimeoutMs: 120_000,
     },
   });
-  await new Promise((r) => transport.once("ready", r));
   const log = pino(transport);
   const t0 = process.hrtime.bigint();
   const ns = nsPerCall(log);
