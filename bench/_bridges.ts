@@ -1,0 +1,69 @@
+/** Helpers for the bridge benchmarks (skipped by bench/run.ts: `_` files): the load generator and statistics. */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+
+const AUTOCANNON = join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon");
+
+/**
+ * Requests/s of `url` measured by autocannon in its own process (so the load
+ * generator does not share the server's event loop), over loopback.
+ */
+export function autocannon(
+  url: string,
+  o: {
+    connections?: number;
+    seconds?: number;
+    method?: string;
+    body?: string;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<number> {
+  const args = ["-j", "-c", String(o.connections ?? 50), "-d", String(o.seconds ?? 3)];
+  if (o.method) args.push("-m", o.method);
+  if (o.body !== undefined) args.push("-b", o.body);
+  for (const [k, v] of Object.entries(o.headers ?? {})) args.push("-H", `${k}=${v}`);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(AUTOCANNON, args, { stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      try {
+        const r = JSON.parse(out) as {
+          requests: { average: number };
+          non2xx: number;
+          errors: number;
+        };
+        if (code !== 0 || r.non2xx > 0 || r.errors > 0)
+          return reject(
+            new Error(`autocannon ${url}: exit ${code}, non2xx ${r.non2xx}, errors ${r.errors}`),
+          );
+        resolve(r.requests.average);
+      } catch (err) {
+        reject(new Error(`autocannon ${url}: unreadable output (exit ${code})`, { cause: err }));
+      }
+    });
+  });
+}
+
+export const min = (xs: number[]) => Math.min(...xs);
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Runs each variant once per round, alternating, `rounds` times; returns the samples per variant. */
+export async function alternate<K extends string>(
+  rounds: number,
+  variants: Record<K, () => Promise<number>>,
+): Promise<Record<K, number[]>> {
+  const out = Object.fromEntries(Object.keys(variants).map((k) => [k, [] as number[]])) as Record<
+    K,
+    number[]
+  >;
+  for (let r = 0; r < rounds; r++)
+    for (const k of Object.keys(variants) as K[]) out[k].push(await variants[k]());
+  return out;
+}
