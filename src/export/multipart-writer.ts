@@ -9,13 +9,14 @@
  * - S3 allows 10,000 parts: `full` turns true at `maxParts × partSize` bytes so the
  *   caller rotates to a new object before the limit;
  * - after any failure, `abort()` (called by the owner) aborts the multipart upload;
- *   nothing is completed unless `complete()` succeeded.
+ *   nothing is completed unless `complete()` succeeded;
+ * - the writer makes one call per step: retries belong to the store it is given
+ *   (the runner passes a `retryingStore`, issue 11 §2).
  */
 import { createHash, type Hash } from "node:crypto";
 import { StowageError } from "../shared/errors.js";
 import type { MultipartUpload, ObjectStore } from "../store/object-store.js";
 import type { ByteSink } from "./formats/format.js";
-import { withRetry } from "./retry.js";
 
 export interface MultipartWriterOptions {
   /** Bytes per part (S3: ≥ 5 MiB). Default 8 MiB. */
@@ -25,7 +26,6 @@ export interface MultipartWriterOptions {
   /** Part-count ceiling (S3: 10,000). */
   maxParts?: number;
   contentType?: string;
-  maxAttempts?: number;
   signal?: AbortSignal;
 }
 
@@ -108,14 +108,13 @@ export class MultipartWriter implements ByteSink {
     if (this.failure) throw this.failure;
     this.finished = true;
     const sha256 = this.hash.digest("hex");
-    const opts = { maxAttempts: this.options.maxAttempts, signal: this.options.signal };
     if (!this.uploadStarting) {
       const body = this.take(this.pendingBytes);
       const put = {
         ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
         ...(this.options.signal ? { signal: this.options.signal } : {}),
       };
-      const res = await withRetry(() => this.store.put(this.key, body, put), opts);
+      const res = await this.store.put(this.key, body, put);
       return { key: this.key, bytes: this.bytes, sha256, etag: res.etag };
     }
     if (this.pendingBytes > 0 || this.parts.length + this.inFlight.size === 0)
@@ -125,7 +124,7 @@ export class MultipartWriter implements ByteSink {
     const upload = await this.uploadStarting;
     const parts = [...this.parts].sort((a, b) => a.partNumber - b.partNumber);
     const signal = this.options.signal ? { signal: this.options.signal } : {};
-    const res = await withRetry(() => this.store.completeMultipart(upload, parts, signal), opts);
+    const res = await this.store.completeMultipart(upload, parts, signal);
     this.upload = undefined;
     return { key: this.key, bytes: this.bytes, sha256, etag: res.etag };
   }
@@ -158,21 +157,16 @@ export class MultipartWriter implements ByteSink {
         "internal",
         `${this.key}: more than ${this.maxParts} parts; rotate earlier`,
       );
-    const opts = { maxAttempts: this.options.maxAttempts, signal: this.options.signal };
     const signal = this.options.signal ? { signal: this.options.signal } : {};
-    this.uploadStarting ??= withRetry(
-      () =>
-        this.store.startMultipart(this.key, {
-          ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
-          ...signal,
-        }),
-      opts,
-    ).then((u) => (this.upload = u));
+    this.uploadStarting ??= this.store
+      .startMultipart(this.key, {
+        ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
+        ...signal,
+      })
+      .then((u) => (this.upload = u));
     this.inFlightBytes += body.length;
     const task: Promise<void> = this.uploadStarting
-      .then((upload) =>
-        withRetry(() => this.store.uploadPart(upload, partNumber, body, signal), opts),
-      )
+      .then((upload) => this.store.uploadPart(upload, partNumber, body, signal))
       .then(
         ({ etag }) => void this.parts.push({ partNumber, etag }),
         (err: unknown) => void (this.failure ??= err),

@@ -37,6 +37,8 @@ export interface RotatingOutputOptions {
   onBytes?: (delta: number) => void;
   /** Called when an object completed. */
   onPart?: (part: PartRecord) => void;
+  /** Awaited before an object's first byte is uploaded (the in-progress marker records the key). */
+  onOpen?: (key: string) => Promise<void>;
 }
 
 const SLICE_ROWS = 1000;
@@ -109,7 +111,9 @@ export class RotatingOutput {
   }
 
   private async open(): Promise<OpenObject> {
-    const writer = new MultipartWriter(this.o.store, this.o.keyFor(this.parts.length + 1), {
+    const key = this.o.keyFor(this.parts.length + 1);
+    await this.o.onOpen?.(key);
+    const writer = new MultipartWriter(this.o.store, key, {
       ...this.o.writer,
       contentType: this.o.format.contentType,
     });
