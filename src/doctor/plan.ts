@@ -50,7 +50,17 @@ function exportTargets(file: LoadedConfigFile, options: PlanOptions): DoctorTarg
       origin: file.origin,
       file: file.path,
     });
-    return [{ destination, label: name, file: file.path, kind: "export" }];
+    const template =
+      typeof raw?.prefix === "string" ? raw.prefix.replaceAll("{export}", name) : undefined;
+    return [
+      {
+        destination,
+        label: name,
+        file: file.path,
+        kind: "export",
+        ...(template?.includes("{date}") ? { prefixTemplate: template } : {}),
+      },
+    ];
   });
 }
 

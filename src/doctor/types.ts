@@ -39,6 +39,8 @@ export interface DoctorTarget {
   file?: string;
   /** What writes there: the logger (`<prefix>/v1/...`) or an export (parts, manifest, `_SUCCESS`). */
   kind?: "logs" | "export";
+  /** Exports: the prefix with `{date}` still in it (`destination.prefix` has today's date), for `stowage policy`. */
+  prefixTemplate?: string;
 }
 
 /** What an extra check returns: success, or a failure in one of the categories. */

@@ -20,6 +20,7 @@ interface Target {
   label?: string;
   file?: string;
   kind?: "logs" | "export";
+  prefixTemplate?: string;
 }
 
 interface Check {
@@ -81,7 +82,15 @@ export async function exportDoctorPlan(
             ...e.destination,
             path: prefix ? `${e.destination.path}/${prefix}` : e.destination.path,
           };
-    return { destination, label: e.name, file: file.path, kind: "export" };
+    return {
+      destination,
+      label: e.name,
+      file: file.path,
+      kind: "export",
+      ...(e.destination.type === "s3" && e.prefixTemplate.includes("{date}")
+        ? { prefixTemplate: e.prefixTemplate }
+        : {}),
+    };
   });
   const label = sourceLabel(cfg.source.type);
   const check: Check = {
