@@ -16,7 +16,7 @@ import { StowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { RetryPolicyOptions } from "../store/retry-policy.js";
 import type { ResolvedExport } from "./config.js";
-import { parseManifest } from "./manifest.js";
+import { parseManifest, sha256Hex } from "./manifest.js";
 import { join, keysetStateKey, markerPrefix, stablePrefix } from "./naming.js";
 import { listKeys, readObject } from "./retrying-store.js";
 
@@ -29,6 +29,8 @@ export interface InProgress {
   /** The run's resolved folder (where its manifest would go). */
   prefix: string;
   started_at: string;
+  /** The `_SUCCESS` this run removed (the SHA-256 it held), put back by cleanup if `manifest.json` still matches. */
+  replaced_success?: string;
   keys: string[];
 }
 
@@ -126,10 +128,29 @@ export async function cleanupFailedRuns(
       for (const k of safe) await store.delete(k, signal ? { signal } : {});
       result.runs.push(m.run_id);
       result.deletedObjects += safe.length;
+      await restoreSuccess(store, m, policy, signal);
     }
     await store.delete(markerKey, signal ? { signal } : {});
   }
   return result;
+}
+
+/** The failed run left the folder's commit untouched: its `_SUCCESS` goes back. */
+async function restoreSuccess(
+  store: ObjectStore,
+  m: InProgress,
+  policy: RetryPolicyOptions,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (!m.replaced_success) return;
+  const successKey = join(m.prefix, "_SUCCESS");
+  if (await readObject(store, successKey, policy, signal)) return;
+  const manifest = await readObject(store, join(m.prefix, "manifest.json"), policy, signal);
+  if (manifest && sha256Hex(manifest) === m.replaced_success)
+    await store.put(successKey, `${m.replaced_success}\n`, {
+      contentType: "text/plain",
+      ...(signal ? { signal } : {}),
+    });
 }
 
 async function committed(

@@ -87,6 +87,7 @@ export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promis
         mode: exp.mode,
         prefix,
         started_at: startedAt.toISOString(),
+        ...(previous.success ? { replaced_success: parseSuccess(previous.success)! } : {}),
       },
       signal,
     );

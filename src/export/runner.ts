@@ -88,6 +88,8 @@ export async function runExport(
     tuning,
     now,
     ...(signal ? { signal } : {}),
+  }).catch((err: unknown) => {
+    throw inExport(exp.name, err);
   });
   const progress: ExportProgress = {
     export: exp.name,

@@ -80,7 +80,7 @@ export async function createTable(kind: SourceKind, rows: number): Promise<TestT
   return t;
 }
 
-/** Writes an export YAML (one export named `orders`) and returns its path. */
+/** Writes an export YAML (one export named `orders`, of the table unless `body` has a query) and returns its path. */
 export function exportYaml(
   dir: string,
   t: Pick<TestTable, "kind" | "name">,
@@ -96,8 +96,7 @@ export function exportYaml(
   url_env: DATABASE_URL
 exports:
   - name: orders
-    table: ${t.name}
-${body.replace(/^/gm, "    ").trimEnd()}
+${/^query:/m.test(body) ? "" : `    table: ${t.name}\n`}${body.replace(/^/gm, "    ").trimEnd()}
     destination:
       type: s3
       bucket: ${minio().bucket}
@@ -108,8 +107,7 @@ ${body.replace(/^/gm, "    ").trimEnd()}
       access_key_env: AK
       secret_key_env: SK
 tuning:
-  max_attempts: 4
-${tuning.replace(/^/gm, "  ").trimEnd()}
+${/max_attempts/.test(tuning) ? "" : "  max_attempts: 4\n"}${tuning.replace(/^/gm, "  ").trimEnd()}
 `,
   );
   return file;

@@ -91,7 +91,9 @@ export function pgError(err: unknown, doing: string): StowageError {
         e.hint ??
         (lost
           ? "the server ended the session; re-run the export (nothing was committed)"
-          : "check the query, the table name and the role's privileges"),
+          : doing === "connecting"
+            ? "check that PostgreSQL is running and reachable at the URL's host and port (the bucket was not touched)"
+            : "check the query, the table name and the role's privileges"),
     },
   );
 }
