@@ -17,7 +17,7 @@ import type { RetryPolicyOptions } from "../store/retry-policy.js";
 import type { ResolvedExport } from "./config.js";
 import type { RunMarker } from "./in-progress.js";
 import { encodeCursor, encodeManifest, type CursorState, type Manifest } from "./manifest.js";
-import { cursorKey, type RunKeys } from "./naming.js";
+import { cursorKey, keysetStateKey, type RunKeys } from "./naming.js";
 import { readObject } from "./retrying-store.js";
 
 /** The folder's committed state found by prepare (before `_SUCCESS` was deleted). */
@@ -111,6 +111,12 @@ export async function commitRun(c: CommitInput): Promise<string> {
         );
       });
   }
+  // A committed keyset run is no longer resumable (a state left by a failed delete is
+  // recognised as stale by the next start: manifest.json names its run).
+  if (run.mode === "keyset")
+    await store
+      .delete(keysetStateKey(c.exp.prefixTemplate, c.exp.name), signal ? { signal } : {})
+      .catch(() => undefined);
   // The run is committed; a marker that fails to go is removed by the next run's cleanup
   // (which sees manifest.json naming this run and keeps its objects).
   await c.marker.remove().catch(() => undefined);
