@@ -432,7 +432,8 @@ describe("export write contract", () => {
 
   it("§7.2 memory: encoder and upload buffers stay within their bounds while the object is many times larger", async () => {
     const prefix = uniquePrefix("memory");
-    const query = `SELECT b.*, g AS copy FROM "${big}" b, generate_series(1, 3) g`;
+    // md5 per copy: unique text, so the 10k-row groups' dictionaries cannot fold the copies away.
+    const query = `SELECT b.*, g AS copy, md5(b.note || g) AS note2 FROM "${big}" b, generate_series(1, 3) g`;
     const cfg = config({ query, format: "parquet", compression: "none" }, prefix, {
       batch_size: 1000,
       row_group_bytes: "512KiB",

@@ -59,6 +59,8 @@ export class RotatingOutput {
   readonly parts: PartRecord[] = [];
   private current: OpenObject | undefined;
   private lastGrowth = 0;
+  /** Part buffers reused from one object to the next (issue 11 §1). */
+  private readonly pool: Buffer[] = [];
   private reported = 0;
   peakEncoderBytes = 0;
   peakWriterBytes = 0;
@@ -116,6 +118,7 @@ export class RotatingOutput {
     const writer = new MultipartWriter(this.o.store, key, {
       ...this.o.writer,
       contentType: this.o.format.contentType,
+      pool: this.pool,
     });
     const encoder = await this.o.format.createEncoder(this.o.columns, writer);
     this.current = { writer, encoder, rows: 0 };
