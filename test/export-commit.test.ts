@@ -148,7 +148,12 @@ describe("export write contract", () => {
     expect(at(`put ${prefix}/manifest-${r.runId}.json`)).toBeLessThan(
       at(`put ${prefix}/manifest.json`),
     );
-    expect(log[log.length - 1]).toBe(`put ${prefix}/_SUCCESS`);
+    // _SUCCESS is the last write of data or commit files; then the run's in-progress marker goes.
+    expect(log[log.length - 2]).toBe(`put ${prefix}/_SUCCESS`);
+    expect(log[log.length - 1]).toBe(`delete ${prefix}/_inprogress-orders-${r.runId}.json`);
+    expect(at(`put ${prefix}/_inprogress-orders-${r.runId}.json`)).toBeLessThan(
+      at(`start ${prefix}/orders_`),
+    );
     // The manifest describes exactly what landed, and _SUCCESS holds its SHA-256.
     const manifestBytes = await read(store, `${prefix}/manifest.json`);
     expect((await read(store, `${prefix}/_SUCCESS`)).toString().trim()).toBe(
@@ -264,7 +269,7 @@ describe("export write contract", () => {
     expect((await validateExport(exp, { store })).status).toBe("incomplete");
   });
 
-  it("§7.2 incremental: the second run exports only new rows; a failed run does not advance the cursor", async () => {
+  it("§7.2 incremental: the second run exports only new rows; a failed run does not advance the cursor (issue 11 §3: nor invalidate the folder)", async () => {
     const prefix = uniquePrefix("inc");
     const cfg = config(
       { table: inc, mode: "incremental", cursor_column: "id", format: "ndjson" },
@@ -299,7 +304,14 @@ describe("export write contract", () => {
     await expect(
       runConfiguredExport(cfg, exp, { env: env(), store: failing.store }),
     ).rejects.toThrow(/injected/);
-    expect(await exists(store, `${prefix}/_SUCCESS`)).toBe(false);
+    // issue 11 §3: the failed run puts back the _SUCCESS it removed; the folder's manifest.json
+    // (runs r1 and r2, issue 11 §3 "several runs per folder") still vouches for every row.
+    const folder = parseManifest(await read(store, `${prefix}/manifest.json`), "manifest.json");
+    expect(folder.runs).toEqual([r1.runId, r2.runId]);
+    expect(folder.parts.map((p) => p.path)).toEqual([r1.parts[0]!.path, r2.parts[0]!.path]);
+    expect(folder).toMatchObject({ run_id: r2.runId, totals: { rows: 520, parts: 2 } });
+    expect(folder.cursor).toMatchObject({ from: null, to: "520" });
+    expect((await validateExport(exp, { store, depth: "full" })).status).toBe("ok");
     const dataKeys = (await store.list({ prefix: `${prefix}/` })).entries
       .map((e) => e.key)
       .filter((k) => /orders_\d{8}/.test(k));
@@ -420,7 +432,8 @@ describe("export write contract", () => {
 
   it("§7.2 memory: encoder and upload buffers stay within their bounds while the object is many times larger", async () => {
     const prefix = uniquePrefix("memory");
-    const query = `SELECT b.*, g AS copy FROM "${big}" b, generate_series(1, 3) g`;
+    // md5 per copy: unique text, so the 10k-row groups' dictionaries cannot fold the copies away.
+    const query = `SELECT b.*, g AS copy, md5(b.note || g) AS note2 FROM "${big}" b, generate_series(1, 3) g`;
     const cfg = config({ query, format: "parquet", compression: "none" }, prefix, {
       batch_size: 1000,
       row_group_bytes: "512KiB",

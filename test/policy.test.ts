@@ -1,13 +1,14 @@
 // `stowage policy` (SPEC §1) checked for real: MinIO's STS AssumeRole grants temporary credentials
 // limited by exactly the printed policy, and `stowage doctor` runs with them.
 import { createHash, createHmac } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, describe, expect, it } from "vitest";
 import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { runStowage, type CliRun } from "./support/cli.js";
+import { createTable, exportEnv, exportYaml, listAll } from "./support/export-project.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -102,8 +103,13 @@ interface Policy {
   Statement: { Sid: string; Action: string[]; Resource: string[]; Condition?: unknown }[];
 }
 
-async function policyFor(file: string, dir: string, role: "writer" | "reader"): Promise<Policy> {
-  const run = await stowage(["policy", "--config", file, "--role", role, "--json"], {}, dir);
+async function policyFor(
+  file: string,
+  dir: string,
+  role: "writer" | "reader",
+  env: Record<string, string> = {},
+): Promise<Policy> {
+  const run = await stowage(["policy", "--config", file, "--role", role, "--json"], env, dir);
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as Policy;
 }
@@ -200,6 +206,102 @@ describe("§1 stowage policy", () => {
       for (const k of left) await store.delete(k);
     } finally {
       store.close();
+    }
+  });
+});
+
+describe("issue 11 §3 stowage policy for an export with {date}", () => {
+  it("an STS session limited to exactly the writer policy: doctor, run, incremental run, a failing run's cleanup, --cleanup and validate succeed", async () => {
+    const table = await createTable("postgres", 20_000);
+    const root = uniquePrefix("policy-export");
+    const dir = mkdtempSync(join(tmpdir(), "stowage-policy-export-"));
+    dirs.push(dir);
+    const prefix = `${root}/{export}/{date}`;
+    const file = exportYaml(
+      dir,
+      table,
+      "mode: incremental\ncursor_column: id\nformat: csv",
+      prefix,
+    );
+    const failing = exportYaml(
+      dir,
+      table,
+      `query: SELECT id, v, 1 / (CASE WHEN id = 15000 THEN 0 ELSE 1 END) AS boom FROM "${table.name}"\nformat: csv\nmax_file_size: 16KB`,
+      prefix,
+    );
+    const store = minioStore();
+    try {
+      const writer = await policyFor(file, dir, "writer", exportEnv(minio().endpoint));
+      const text = JSON.stringify(writer.Statement);
+      expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}/); // no date baked in
+      expect(text).toContain(`${root}/orders/*/*`);
+      expect(text).toContain(`${root}/orders/_cursor-orders.json`);
+      const cleanup = writer.Statement.find(
+        (s) => s.Action.includes("s3:DeleteObject") && s.Sid.startsWith("StowageExportCleanup"),
+      );
+      expect(cleanup?.Resource).toContain(`arn:aws:s3:::${minio().bucket}/${root}/orders/*/*`);
+
+      const creds = await assumeRole(writer);
+      const env = exportEnv(minio().endpoint, table.url, creds);
+      const yamlCreds = (f: string) =>
+        writeFileSync(
+          f,
+          readFileSync(f, "utf8").replace(
+            "secret_key_env: SK",
+            "secret_key_env: SK\n      session_token_env: ST",
+          ),
+        );
+      yamlCreds(file);
+      yamlCreds(failing);
+      const doctor = await stowage(["doctor", "--config", file], env, dir);
+      expect(doctor.code, doctor.stdout).toBe(0);
+      const first = await stowage(["run", "--config", file], env, dir);
+      expect(first.code, first.stderr).toBe(0);
+      await table.insert(20_001, 20_100);
+      const second = await stowage(["run", "--config", file, "--json"], env, dir);
+      expect(second.code, second.stderr).toBe(0);
+      expect(JSON.parse(second.stdout)).toMatchObject({ exports: [{ rows: 100 }] });
+
+      const day = new Date().toISOString().slice(0, 10);
+      const folder = `${root}/orders/${day}`;
+      const before = await listAll(store, `${root}/`);
+      const bad = await stowage(["run", "--config", failing], env, dir);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain("division by zero");
+      expect(await listAll(store, `${root}/`)).toEqual(before); // its parts and marker deleted, _SUCCESS back
+
+      // Leftovers of a run that died without cleaning up: removed by --cleanup under the same session.
+      const orphan = `${folder}/orders_20200101_000000_000.csv`;
+      await store.put(orphan, "x\n");
+      await store.put(
+        `${root}/orders/_inprogress-orders-01HZZZZZZZZZZZZZZZZZZZZZZZ.json`,
+        JSON.stringify({
+          version: 1,
+          export: "orders",
+          run_id: "01HZZZZZZZZZZZZZZZZZZZZZZZ",
+          mode: "full",
+          prefix: folder,
+          started_at: "2020-01-01T00:00:00Z",
+          keys: [orphan],
+        }),
+      );
+      const clean = await stowage(
+        ["run", "--config", file, "--cleanup"],
+        exportEnv(minio().endpoint, undefined, creds),
+        dir,
+      );
+      expect(clean.code, clean.stderr).toBe(0);
+      expect(await listAll(store, `${root}/`)).toEqual(before);
+
+      const v = await stowage(
+        ["validate", "--config", file, "--depth", "full"],
+        exportEnv(minio().endpoint, undefined, creds),
+        dir,
+      );
+      expect(v.code, v.stdout + v.stderr).toBe(0);
+    } finally {
+      store.close();
+      await table.drop();
     }
   });
 });

@@ -2,6 +2,12 @@
  * Least-privilege IAM policies for a destination (`stowage policy`): exactly the
  * actions Stowage performs, on exactly the keys it touches. HeadObject has no
  * IAM action of its own: S3 authorises it with s3:GetObject.
+ *
+ * Exports (issue 11 §3): a `{date}` in the prefix becomes `*` (a policy made today
+ * must work tomorrow); the export's state beside the dated folders — the cursor
+ * `_cursor-<export>.json`, the keyset state and the in-progress markers — is
+ * named explicitly; and the writer may delete under its own prefix, because a
+ * failed run's objects are removed by the run itself or by the next one.
  */
 import type { ResolvedS3Destination } from "../config/destination.js";
 import { StowageError } from "../shared/errors.js";
@@ -37,25 +43,65 @@ const prefixed = (d: ResolvedS3Destination, sub: string) =>
 
 type Explained = { st: PolicyStatement; why: string };
 
+/** With `{date}` in an export's prefix: the prefix with `*` for the date… */
+function undated(d: ResolvedS3Destination, template?: string): ResolvedS3Destination {
+  if (!template?.includes("{date}")) return d;
+  const prefix = template
+    .replaceAll("{date}", "*")
+    .split("/")
+    .filter((p) => p !== "")
+    .join("/");
+  return { ...d, prefix };
+}
+
+/** …and the export's keys beside the dated folders (cursor, keyset state, in-progress markers). */
+function exportState(name: string | undefined, template?: string): string[] {
+  if (!name || !template?.includes("{date}")) return []; // without {date} they are under the prefix
+  const head = template
+    .slice(0, template.indexOf("{date}"))
+    .split("/")
+    .filter((p) => p !== "")
+    .join("/");
+  const at = (k: string) => (head ? `${head}/${k}` : k);
+  return [at(`_cursor-${name}.json`), at(`_keyset-${name}.json`), at(`_inprogress-${name}-*`)];
+}
+
 function statementsFor(
-  d: ResolvedS3Destination,
-  kind: "logs" | "export",
+  target: DoctorTarget & { destination: ResolvedS3Destination },
   role: PolicyRole,
   n: string,
 ): Explained[] {
+  const kind = target.kind ?? "logs";
+  const template = kind === "export" ? target.prefixTemplate : undefined;
+  const d = undated(target.destination, template);
+  const label = target.label;
   // Logs live under <prefix>/v1/; doctor's probes under <prefix>/.stowage-doctor/; exports own the whole prefix.
   const data = kind === "logs" ? ["v1/*"] : ["*"];
+  const state = kind === "export" ? exportState(label, template) : [];
   const probes = [".stowage-doctor/*"];
   // The logger never lists when writing; only doctor's probe does. Exports list their own prefix.
   const listPrefixes = kind === "logs" && role === "writer" ? probes : data;
   const writable = kind === "logs" ? [...data, ...probes] : data;
+  const writableArns = [
+    ...writable.map((p) => under(d, p)),
+    ...state.map((k) => `${bucketArn(d)}/${k}`),
+  ];
   const list: PolicyStatement = {
     Sid: `StowageList${n}`,
     Effect: "Allow",
     Action: ["s3:ListBucket"],
     Resource: [bucketArn(d)],
     ...(kind === "logs" || d.prefix
-      ? { Condition: { StringLike: { "s3:prefix": listPrefixes.map((p) => prefixed(d, p)) } } }
+      ? {
+          Condition: {
+            StringLike: {
+              "s3:prefix": [
+                ...listPrefixes.map((p) => prefixed(d, p)),
+                ...(role === "writer" ? state.filter((k) => k.endsWith("*")) : []),
+              ],
+            },
+          },
+        }
       : {}),
   };
   if (role === "reader") {
@@ -81,7 +127,7 @@ function statementsFor(
         Sid: `StowageWrite${n}`,
         Effect: "Allow",
         Action: ["s3:PutObject"],
-        Resource: writable.map((p) => under(d, p)),
+        Resource: writableArns,
       },
       why: "create objects (PutObject with If-None-Match: *; multipart uploads are authorised by the same action) and doctor's write probe.",
     },
@@ -90,7 +136,7 @@ function statementsFor(
         Sid: `StowageConfirm${n}`,
         Effect: "Allow",
         Action: ["s3:GetObject"],
-        Resource: writable.map((p) => under(d, p)),
+        Resource: writableArns,
       },
       why: "HeadObject after a 412 confirms an earlier attempt landed (size and record count), and doctor's read probes; S3 authorises HeadObject with s3:GetObject.",
     },
@@ -115,12 +161,12 @@ function statementsFor(
     out.push(
       {
         st: {
-          Sid: `StowageExportMarker${n}`,
+          Sid: `StowageExportCleanup${n}`,
           Effect: "Allow",
           Action: ["s3:DeleteObject"],
-          Resource: [under(d, "_SUCCESS")],
+          Resource: writableArns,
         },
-        why: "an export run removes a stale _SUCCESS before writing new parts (docs/exports.md).",
+        why: "an export run removes a stale _SUCCESS before writing new parts, deletes the objects of a failed run (its own, or an earlier one's listed in an in-progress marker) and its marker (docs/exports.md).",
       },
       {
         st: {
@@ -168,7 +214,7 @@ export function buildIamPolicy(
   const pairs = s3.flatMap((t, i) => {
     const n = s3.length > 1 ? String(i + 1) : "";
     return [
-      ...statementsFor(t.destination, t.kind ?? "logs", role, n),
+      ...statementsFor(t, role, n),
       ...retentionStatements(t.destination, t.kind ?? "logs", role, n),
     ];
   });

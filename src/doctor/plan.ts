@@ -6,11 +6,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { relative } from "node:path";
-import {
-  finishLocalDestination,
-  normalisePrefix,
-  parseDestination,
-} from "../config/destination.js";
+import { finishLocalDestination, parseDestination } from "../config/destination.js";
 import type { Env } from "../config/env.js";
 import { findConfigFile, loadConfigFile, type LoadedConfigFile } from "../config/load-config.js";
 import {
@@ -70,7 +66,7 @@ function exportTargets(file: LoadedConfigFile, options: PlanOptions): DoctorTarg
         label: name,
         file: file.path,
         kind: "export",
-        ...(template?.includes("{") ? { prefixTemplate: normalisePrefix(template) } : {}),
+        ...(template?.includes("{date}") ? { prefixTemplate: template } : {}),
       },
     ];
   });

@@ -41,7 +41,7 @@ export interface DoctorTarget {
   file?: string;
   /** What writes there: the logger (`<prefix>/v1/...`) or an export (parts, manifest, `_SUCCESS`). */
   kind?: "logs" | "export";
-  /** An export prefix as written, `{export}` filled and `{date}` kept (lifecycle rules cover every run). */
+  /** Exports: the prefix with `{date}` still in it (`destination.prefix` has today's date), for `stowage policy` and lifecycle rules. */
   prefixTemplate?: string;
 }
 

@@ -5,10 +5,10 @@
  * one range (`>= lo AND < hi`, or `IS NULL`); empty chunks write no object.
  */
 import { StowageError } from "../shared/errors.js";
-import type { Manifest } from "./manifest.js";
-import type { RunContext } from "./runner.js";
 import type { PartRecord } from "./rotating-output.js";
-import type { ColumnSpec, QueryParam, Source } from "./sources/source.js";
+import { queryOptions, type StreamContext, type StreamResult } from "./run-context.js";
+import type { ColumnSpec, Source } from "./sources/source.js";
+import { chunkBoundsSql, chunkSql } from "./sql.js";
 
 interface Chunk {
   n: number;
@@ -30,25 +30,19 @@ function toBigInt(v: unknown, column: string): bigint | null {
   );
 }
 
-async function bounds(ctx: RunContext, source: Source): Promise<[bigint | null, bigint | null]> {
-  const col = source.quoteIdent(ctx.exp.chunkColumn!);
-  const sql = `SELECT MIN(${col}) AS lo, MAX(${col}) AS hi FROM (${ctx.baseSql(source)}) AS stowage_q`;
-  const stream = await source.query(sql, [], {
-    batchSize: 1,
-    ...(ctx.options.signal ? { signal: ctx.options.signal } : {}),
-  });
+async function bounds(ctx: StreamContext, source: Source): Promise<[bigint | null, bigint | null]> {
+  const st = chunkBoundsSql(ctx.exp, source, ctx.exp.chunkColumn!);
+  const stream = await source.query(st.sql, st.params, { ...queryOptions(ctx), batchSize: 1 });
   let row: unknown[] = [null, null];
   for await (const batch of stream) row = batch[0] ?? row;
   return [toBigInt(row[0], ctx.exp.chunkColumn!), toBigInt(row[1], ctx.exp.chunkColumn!)];
 }
 
-/** Runs every chunk; resolves with the parts in chunk order. */
-export async function runChunked(
-  ctx: RunContext,
-): Promise<{ parts: PartRecord[]; columns: ColumnSpec[]; chunks: Manifest["chunks"] }> {
-  const { exp, options } = ctx;
+/** Runs every chunk; resolves with the parts in chunk order. The context's source is worker 1. */
+export async function runChunked(ctx: StreamContext): Promise<StreamResult> {
+  const { exp } = ctx;
   const size = BigInt(exp.chunkSize!);
-  const first = await options.openSource();
+  const first = ctx.source;
   const sources: Source[] = [first];
   try {
     // PostgreSQL: every worker reads the snapshot the bounds were taken in.
@@ -76,7 +70,7 @@ export async function runChunked(
     };
     const workers = Math.min(exp.parallel, list.length);
     for (let w = 1; w < workers; w++) {
-      const source = await options.openSource();
+      const source = await ctx.openSource();
       sources.push(source);
       if (snapshot !== undefined) await source.importSnapshot!(snapshot);
     }
@@ -95,34 +89,22 @@ export async function runChunked(
     };
     return { parts, columns: columns ?? [], chunks };
   } finally {
-    await Promise.allSettled(sources.map((s) => s.close()));
+    await Promise.allSettled(sources.slice(1).map((s) => s.close())); // the runner closes the first
   }
 }
 
 async function exportChunk(
-  ctx: RunContext,
+  ctx: StreamContext,
   source: Source,
   chunk: Chunk,
 ): Promise<{ parts: PartRecord[]; columns: ColumnSpec[] }> {
-  const col = source.quoteIdent(ctx.exp.chunkColumn!);
-  const params: QueryParam[] = [];
-  let where = `${col} IS NULL`;
-  if (chunk.lo !== undefined) {
-    where = `${col} >= ${source.placeholder(1, "int64")} AND ${col} < ${source.placeholder(2, "int64")}`;
-    params.push(chunk.lo, chunk.hi!);
-  }
-  const sql = `SELECT * FROM (${ctx.baseSql(source)}) AS stowage_q WHERE ${where}`;
-  const { tuning, signal } = ctx.options;
-  const stream = await source.query(sql, params, {
-    batchSize: tuning.batchSize,
-    ...(signal ? { signal } : {}),
-  });
+  const st = chunkSql(ctx.exp, source, ctx.exp.chunkColumn!, chunk);
+  const stream = await source.query(st.sql, st.params, queryOptions(ctx));
   const split = ctx.exp.maxFileBytes !== undefined;
   const out = ctx.output(stream.columns, (n) => ctx.keys.chunk(chunk.n, n, split), chunk.n);
   for await (const batch of stream) {
     await out.write(batch);
-    ctx.progress.rows += batch.length;
-    ctx.report();
+    ctx.rowsDone(batch.length);
   }
   return { parts: await out.finish(false), columns: stream.columns };
 }

@@ -82,14 +82,14 @@ export async function exportDoctorPlan(
             ...e.destination,
             path: prefix ? `${e.destination.path}/${prefix}` : e.destination.path,
           };
-    // S3 prefixes keep {date}: lifecycle rules and policies cover every run (docs/retention.md).
-    const template = e.destination.type === "s3" ? e.prefixTemplate : undefined;
     return {
       destination,
       label: e.name,
       file: file.path,
       kind: "export",
-      ...(template?.includes("{") ? { prefixTemplate: template } : {}),
+      ...(e.destination.type === "s3" && e.prefixTemplate.includes("{date}")
+        ? { prefixTemplate: e.prefixTemplate }
+        : {}),
     };
   });
   const label = sourceLabel(cfg.source.type);

@@ -14,7 +14,12 @@ export interface Manifest {
   version: number;
   run_id: string;
   export: string;
-  mode: "full" | "incremental" | "chunked";
+  mode: "full" | "incremental" | "chunked" | "keyset";
+  /**
+   * `manifest.json` only, when it lists several runs of one folder (incremental runs
+   * on the same `{date}`): their run ids, oldest first; `run_id` is the last.
+   */
+  runs?: string[];
   format: string;
   compression: string;
   source: { type: string };
@@ -37,6 +42,8 @@ export interface Manifest {
     /** True when every worker read one database snapshot (PostgreSQL). */
     shared_snapshot: boolean;
   };
+  /** Keyset runs: the key column, rows per page and pages written (a resumed run counts all). */
+  keyset?: { column: string; page_size: number; pages: number; resumed: boolean };
 }
 
 /** The incremental cursor: the greatest cursor value exported by the last committed run. */

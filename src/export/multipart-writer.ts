@@ -3,19 +3,25 @@
  * upload while later bytes are still being encoded; an object smaller than one
  * part is a single PUT. SHA-256 and byte count are computed on the way through.
  *
+ * Bytes are copied into part-sized buffers taken from a pool of at most
+ * `queueSize + 1` (issue 11 §1: a `Buffer.concat` per part and fresh 8 MiB
+ * allocations cost more than the copy); a buffer returns to the pool when its
+ * upload (retries included) is over.
+ *
  * Invariants:
  * - at most `queueSize` parts are in flight; `write` waits (backpressure) before
- *   starting another, so buffered bytes ≤ queueSize × partSize + partSize + one chunk;
+ *   starting another, so buffered bytes ≤ (queueSize + 1) × partSize;
  * - S3 allows 10,000 parts: `full` turns true at `maxParts × partSize` bytes so the
  *   caller rotates to a new object before the limit;
  * - after any failure, `abort()` (called by the owner) aborts the multipart upload;
- *   nothing is completed unless `complete()` succeeded.
+ *   nothing is completed unless `complete()` succeeded;
+ * - the writer makes one call per step: retries belong to the store it is given
+ *   (the runner passes a `retryingStore`, issue 11 §2).
  */
 import { createHash, type Hash } from "node:crypto";
 import { StowageError } from "../shared/errors.js";
 import type { MultipartUpload, ObjectStore } from "../store/object-store.js";
 import type { ByteSink } from "./formats/format.js";
-import { withRetry } from "./retry.js";
 
 export interface MultipartWriterOptions {
   /** Bytes per part (S3: ≥ 5 MiB). Default 8 MiB. */
@@ -25,8 +31,9 @@ export interface MultipartWriterOptions {
   /** Part-count ceiling (S3: 10,000). */
   maxParts?: number;
   contentType?: string;
-  maxAttempts?: number;
   signal?: AbortSignal;
+  /** Part buffers to reuse, shared by the objects of one output (at most queueSize + 1 kept). */
+  pool?: Buffer[];
 }
 
 export interface WrittenObject {
@@ -49,8 +56,10 @@ export class MultipartWriter implements ByteSink {
   readonly queueSize: number;
   private readonly maxParts: number;
   private readonly hash: Hash = createHash("sha256");
-  private pending: Uint8Array[] = [];
+  /** The part being filled (from `pool`), and how much of it is used. */
+  private fill: Buffer | undefined;
   private pendingBytes = 0;
+  private readonly pool: Buffer[];
   private upload: MultipartUpload | undefined;
   private uploadStarting: Promise<MultipartUpload> | undefined;
   private readonly parts: { partNumber: number; etag: string }[] = [];
@@ -69,6 +78,7 @@ export class MultipartWriter implements ByteSink {
     this.partSize = options.partSize ?? DEFAULT_PART_SIZE;
     this.queueSize = Math.max(1, options.queueSize ?? DEFAULT_QUEUE_SIZE);
     this.maxParts = options.maxParts ?? 10_000;
+    this.pool = options.pool ?? [];
   }
 
   /** Bytes held in memory: the part being filled plus parts uploading. */
@@ -93,13 +103,19 @@ export class MultipartWriter implements ByteSink {
     if (chunk.length === 0) return;
     this.hash.update(chunk);
     this.bytes += chunk.length;
-    this.pending.push(chunk);
-    this.pendingBytes += chunk.length;
-    this.note();
-    while (this.pendingBytes >= this.partSize) {
-      while (this.inFlight.size >= this.queueSize) await Promise.race(this.inFlight);
-      if (this.failure) throw this.failure;
-      this.startPart(this.take(this.partSize));
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.pendingBytes === this.partSize) {
+        while (this.inFlight.size >= this.queueSize) await Promise.race(this.inFlight);
+        if (this.failure) throw this.failure;
+        this.startPart(this.takeFill());
+      }
+      this.fill ??= this.pool.pop() ?? Buffer.allocUnsafe(this.partSize);
+      const n = Math.min(chunk.length - at, this.partSize - this.pendingBytes);
+      this.fill.set(chunk.subarray(at, at + n), this.pendingBytes);
+      this.pendingBytes += n;
+      at += n;
+      this.note();
     }
   }
 
@@ -108,24 +124,24 @@ export class MultipartWriter implements ByteSink {
     if (this.failure) throw this.failure;
     this.finished = true;
     const sha256 = this.hash.digest("hex");
-    const opts = { maxAttempts: this.options.maxAttempts, signal: this.options.signal };
     if (!this.uploadStarting) {
-      const body = this.take(this.pendingBytes);
+      const part = this.takeFill();
+      const body = part.body;
       const put = {
         ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
         ...(this.options.signal ? { signal: this.options.signal } : {}),
       };
-      const res = await withRetry(() => this.store.put(this.key, body, put), opts);
+      const res = await this.store.put(this.key, body, put).finally(() => this.release(part));
       return { key: this.key, bytes: this.bytes, sha256, etag: res.etag };
     }
     if (this.pendingBytes > 0 || this.parts.length + this.inFlight.size === 0)
-      this.startPart(this.take(this.pendingBytes));
+      this.startPart(this.takeFill());
     await Promise.all(this.inFlight);
     if (this.failure) throw this.failure;
     const upload = await this.uploadStarting;
     const parts = [...this.parts].sort((a, b) => a.partNumber - b.partNumber);
     const signal = this.options.signal ? { signal: this.options.signal } : {};
-    const res = await withRetry(() => this.store.completeMultipart(upload, parts, signal), opts);
+    const res = await this.store.completeMultipart(upload, parts, signal);
     this.upload = undefined;
     return { key: this.key, bytes: this.bytes, sha256, etag: res.etag };
   }
@@ -134,7 +150,7 @@ export class MultipartWriter implements ByteSink {
   async abort(): Promise<void> {
     this.finished = true;
     this.failure ??= new StowageError("aborted", `upload of ${this.key} was aborted`);
-    this.pending = [];
+    this.fill = undefined;
     this.pendingBytes = 0;
     await Promise.allSettled(this.inFlight);
     const upload = await this.uploadStarting?.catch(() => undefined);
@@ -142,37 +158,39 @@ export class MultipartWriter implements ByteSink {
     this.upload = undefined;
   }
 
-  private take(n: number): Uint8Array {
-    const out = Buffer.concat(this.pending, this.pendingBytes);
-    const part = out.subarray(0, n);
-    const rest = out.subarray(n);
-    this.pending = rest.length ? [rest] : [];
-    this.pendingBytes = rest.length;
-    return part;
+  /** Hands out the part being filled (its used bytes) and starts a new one. */
+  private takeFill(): { buf: Buffer | undefined; body: Buffer } {
+    const buf = this.fill;
+    const body = buf ? buf.subarray(0, this.pendingBytes) : Buffer.alloc(0);
+    this.fill = undefined;
+    this.pendingBytes = 0;
+    return { buf, body };
   }
 
-  private startPart(body: Uint8Array): void {
+  /** A part buffer whose upload is over goes back to the pool (never more than the queue needs). */
+  private release(part: { buf: Buffer | undefined }): void {
+    if (part.buf && part.buf.length === this.partSize && this.pool.length <= this.queueSize)
+      this.pool.push(part.buf);
+  }
+
+  private startPart(part: { buf: Buffer | undefined; body: Buffer }): void {
+    const body = part.body;
     const partNumber = this.parts.length + this.inFlight.size + 1;
     if (partNumber > this.maxParts)
       throw new StowageError(
         "internal",
         `${this.key}: more than ${this.maxParts} parts; rotate earlier`,
       );
-    const opts = { maxAttempts: this.options.maxAttempts, signal: this.options.signal };
     const signal = this.options.signal ? { signal: this.options.signal } : {};
-    this.uploadStarting ??= withRetry(
-      () =>
-        this.store.startMultipart(this.key, {
-          ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
-          ...signal,
-        }),
-      opts,
-    ).then((u) => (this.upload = u));
+    this.uploadStarting ??= this.store
+      .startMultipart(this.key, {
+        ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
+        ...signal,
+      })
+      .then((u) => (this.upload = u));
     this.inFlightBytes += body.length;
     const task: Promise<void> = this.uploadStarting
-      .then((upload) =>
-        withRetry(() => this.store.uploadPart(upload, partNumber, body, signal), opts),
-      )
+      .then((upload) => this.store.uploadPart(upload, partNumber, body, signal))
       .then(
         ({ etag }) => void this.parts.push({ partNumber, etag }),
         (err: unknown) => void (this.failure ??= err),
@@ -180,6 +198,7 @@ export class MultipartWriter implements ByteSink {
       .finally(() => {
         this.inFlight.delete(task);
         this.inFlightBytes -= body.length;
+        this.release(part);
       });
     this.inFlight.add(task);
     this.note();

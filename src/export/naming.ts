@@ -2,7 +2,8 @@
  * Object keys of an export (SPEC §7.2): data objects
  * `{prefix}{export}_{YYYYMMDD}_{HHMMSS}_{mmm}.{ext}` (+ `_part{N}`), chunked runs
  * `{export}_{YYYYMMDD}_{HHMMSS}_chunk{N}_{nonce}.{ext}`, and the commit files
- * `manifest.json`, `manifest-<run_id>.json`, `_SUCCESS`, the incremental cursor.
+ * `manifest.json`, `manifest-<run_id>.json`, `_SUCCESS`, the incremental cursor;
+ * keyset pages `{export}_{run_id}_{page}`, keyset state and in-progress markers.
  * Prefix placeholders `{export}` and `{date}` (UTC `YYYY-MM-DD` of the run).
  */
 import { randomHex, ulid } from "../shared/ids.js";
@@ -55,6 +56,8 @@ export interface RunKeys {
   data(n: number, split: boolean): string;
   /** Data object n of chunk c. */
   chunk(c: number, n: number, split: boolean): string;
+  /** Keyset mode: object n of page p, `{export}_{run_id}_{p:06}` (Rivet's keyset naming, run id first). */
+  page(p: number, n: number, split: boolean): string;
   manifest: string;
   runManifest: string;
   success: string;
@@ -79,6 +82,8 @@ export function runKeys(
   return {
     data: (n, split) => join(prefix, `${base}_${s.ms}${part(n, split)}.${ext}`),
     chunk: (c, n, split) => join(prefix, `${base}_chunk${c}_${nonce}${part(n, split)}.${ext}`),
+    page: (p, n, split) =>
+      join(prefix, `${exportName}_${runId}_${String(p).padStart(6, "0")}${part(n, split)}.${ext}`),
     manifest: join(prefix, "manifest.json"),
     runManifest: join(prefix, `manifest-${runId}.json`),
     success: join(prefix, "_SUCCESS"),
@@ -90,10 +95,27 @@ export function cursorKey(prefixTemplate: string, exportName: string): string {
   return join(stablePrefix(prefixTemplate, exportName), `_cursor-${exportName}.json`);
 }
 
+/** Keyset mode's resumable state (last committed page), beside the cursor. */
+export function keysetStateKey(prefixTemplate: string, exportName: string): string {
+  return join(stablePrefix(prefixTemplate, exportName), `_keyset-${exportName}.json`);
+}
+
+/** In-progress markers of this export's runs (`…-<run_id>.json`), beside the cursor. */
+export function markerPrefix(prefixTemplate: string, exportName: string): string {
+  return join(stablePrefix(prefixTemplate, exportName), `_inprogress-${exportName}-`);
+}
+
+/** The in-progress marker of one run. */
+export function markerKey(prefixTemplate: string, exportName: string, runId: string): string {
+  return `${markerPrefix(prefixTemplate, exportName)}${runId}.json`;
+}
+
 /** True for keys this export's data objects use (any run): used to find dangling uploads. */
 export function isDataKey(key: string, prefixHead: string, exportName: string): boolean {
   const head = prefixHead ? `${prefixHead}/` : "";
   if (!key.startsWith(head)) return false;
-  const rest = key.slice(head.length).split("/").pop() ?? "";
-  return rest.startsWith(`${exportName}_`) && /^_\d{8}_\d{6}_/.test(rest.slice(exportName.length));
+  const file = key.slice(head.length).split("/").pop() ?? "";
+  if (!file.startsWith(`${exportName}_`)) return false;
+  const rest = file.slice(exportName.length);
+  return /^_\d{8}_\d{6}_/.test(rest) || /^_[0-9A-HJKMNP-TV-Z]{26}_\d{6}/.test(rest);
 }

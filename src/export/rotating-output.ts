@@ -37,6 +37,8 @@ export interface RotatingOutputOptions {
   onBytes?: (delta: number) => void;
   /** Called when an object completed. */
   onPart?: (part: PartRecord) => void;
+  /** Awaited before an object's first byte is uploaded (the in-progress marker records the key). */
+  onOpen?: (key: string) => Promise<void>;
 }
 
 const SLICE_ROWS = 1000;
@@ -57,6 +59,8 @@ export class RotatingOutput {
   readonly parts: PartRecord[] = [];
   private current: OpenObject | undefined;
   private lastGrowth = 0;
+  /** Part buffers reused from one object to the next (issue 11 §1). */
+  private readonly pool: Buffer[] = [];
   private reported = 0;
   peakEncoderBytes = 0;
   peakWriterBytes = 0;
@@ -109,9 +113,12 @@ export class RotatingOutput {
   }
 
   private async open(): Promise<OpenObject> {
-    const writer = new MultipartWriter(this.o.store, this.o.keyFor(this.parts.length + 1), {
+    const key = this.o.keyFor(this.parts.length + 1);
+    await this.o.onOpen?.(key);
+    const writer = new MultipartWriter(this.o.store, key, {
       ...this.o.writer,
       contentType: this.o.format.contentType,
+      pool: this.pool,
     });
     const encoder = await this.o.format.createEncoder(this.o.columns, writer);
     this.current = { writer, encoder, rows: 0 };

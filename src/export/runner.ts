@@ -1,41 +1,31 @@
 /**
- * Runs one export and commits it (SPEC §7.2). Commit order, which `validate`
- * and every consumer rely on:
- *   1. abort multipart uploads a crashed run left under the export's prefix;
- *   2. delete `_SUCCESS` (a stale marker never vouches for new data);
- *   3. stream rows → encoder → multipart parts (objects complete one by one);
- *   4. `manifest-<run_id>.json` (create-only), then `manifest.json`;
- *   5. `_SUCCESS` holding the manifest's SHA-256;
- *   6. incremental only: the cursor object, advanced only now.
- * A failure anywhere before 5 aborts open uploads, deletes the objects this run
- * completed, and leaves no `_SUCCESS`.
+ * Runs one export in three phases (SPEC §7.2, issue 11 §5):
+ *   prepare (prepare.ts) — run id or keyset resume, source reachable, dangling uploads
+ *     aborted, failed runs cleaned up, in-progress marker written, `_SUCCESS` removed;
+ *   stream (single.ts / chunked.ts / keyset.ts) — rows → encoder → multipart parts;
+ *   commit (commit.ts) — run manifest, folder `manifest.json`, `_SUCCESS`, cursor.
+ * Every storage call goes through a `retryingStore` with the export's `max_attempts`.
+ * A failure before `_SUCCESS` aborts open uploads, deletes this run's objects, puts
+ * back the `_SUCCESS` it removed (the folder's previous commit is untouched) and
+ * leaves the marker only if something could not be deleted. A keyset run keeps its
+ * completed pages instead: the next start resumes it.
  */
 import { throwIfAborted } from "../shared/abort.js";
 import { StowageError, isStowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { runChunked } from "./chunked.js";
-import { runSingle } from "./single.js";
+import { commitRun, CommitUncertain, CursorNotAdvanced } from "./commit.js";
 import type { ResolvedExport, ResolvedTuning } from "./config.js";
-import { createFormat, type Format } from "./formats/format.js";
-import {
-  encodeCursor,
-  encodeManifest,
-  manifestSchema,
-  type CursorState,
-  type Manifest,
-} from "./manifest.js";
-import {
-  cursorKey,
-  isDataKey,
-  newRunId,
-  resolvePrefix,
-  runKeys,
-  stablePrefix,
-  stamp,
-  type RunKeys,
-} from "./naming.js";
+import { runKeyset } from "./keyset.js";
+import { manifestSchema, type Manifest } from "./manifest.js";
+import { prepareRun, type Prepared } from "./prepare.js";
+import { exportRetryPolicy, retryingStore } from "./retrying-store.js";
 import { RotatingOutput, type PartRecord } from "./rotating-output.js";
-import type { ColumnSpec, Source } from "./sources/source.js";
+import type { StreamContext, StreamResult } from "./run-context.js";
+import { runSingle } from "./single.js";
+import type { Source } from "./sources/source.js";
+
+export { abortDangling } from "./prepare.js";
 
 export interface ExportProgress {
   export: string;
@@ -47,6 +37,7 @@ export interface ExportProgress {
 }
 
 export interface RunExportOptions {
+  /** The destination; the runner wraps it in the retry policy itself. */
   store: ObjectStore;
   /** Opens a database connection (chunked runs open one per worker). */
   openSource: () => Promise<Source>;
@@ -69,24 +60,13 @@ export interface RunExportResult {
   manifestSha256: string;
   durationMs: number;
   abortedUploads: number;
+  /** Failed earlier runs whose objects this run deleted. */
+  cleanedRuns: string[];
   cursor?: Manifest["cursor"];
+  keyset?: Manifest["keyset"];
   /** Peak bytes held by any encoder / multipart writer (memory is bounded by these). */
   peakEncoderBytes: number;
   peakWriterBytes: number;
-}
-
-/** Shared state of one run, handed to the mode implementations. */
-export interface RunContext {
-  exp: ResolvedExport;
-  options: RunExportOptions;
-  format: Format;
-  keys: RunKeys;
-  runId: string;
-  progress: ExportProgress;
-  outputs: RotatingOutput[];
-  report(): void;
-  output(columns: ColumnSpec[], keyFor: (n: number) => string, chunk?: number): RotatingOutput;
-  baseSql(source: Source): string;
 }
 
 /**
@@ -98,41 +78,49 @@ export async function runExport(
   options: RunExportOptions,
 ): Promise<RunExportResult> {
   const now = options.now ?? (() => new Date());
-  const startedAt = now();
-  const runId = newRunId(startedAt);
-  const prefix = resolvePrefix(exp.prefixTemplate, exp.name, stamp(startedAt).date);
-  const { store, tuning, signal } = options;
-  const format = await createFormat({
-    format: exp.format,
-    compression: exp.compression,
-    rowGroupRows: tuning.rowGroupRows,
-    rowGroupBytes: tuning.rowGroupBytes,
+  const { tuning, signal } = options;
+  const policy = exportRetryPolicy(tuning.maxAttempts);
+  const store = retryingStore(options.store, policy, signal ? { signal } : {});
+  const p = await prepareRun(exp, {
+    store,
+    policy,
+    openSource: options.openSource,
+    tuning,
+    now,
+    ...(signal ? { signal } : {}),
+  }).catch((err: unknown) => {
+    throw inExport(exp.name, err);
   });
-  const keys = runKeys(prefix, exp.name, runId, startedAt, format.extension);
   const progress: ExportProgress = {
     export: exp.name,
-    runId,
+    runId: p.runId,
     rows: 0,
     bytes: 0,
     parts: 0,
     elapsedMs: 0,
   };
-  const ctx: RunContext = {
+  const report = () => {
+    progress.elapsedMs = now().getTime() - p.startedAt.getTime();
+    options.onProgress?.({ ...progress });
+  };
+  const outputs: RotatingOutput[] = [];
+  const ctx: StreamContext = {
     exp,
-    options,
-    format,
-    keys,
-    runId,
-    progress,
-    outputs: [],
-    report() {
-      progress.elapsedMs = now().getTime() - startedAt.getTime();
-      options.onProgress?.({ ...progress });
-    },
+    store,
+    policy,
+    tuning,
+    ...(signal ? { signal } : {}),
+    format: p.format,
+    keys: p.keys,
+    runId: p.runId,
+    startedAt: p.startedAt,
+    prefix: p.prefix,
+    source: p.source,
+    openSource: options.openSource,
     output(columns, keyFor, chunk) {
       const out = new RotatingOutput({
         store,
-        format,
+        format: p.format,
         columns,
         keyFor,
         ...(exp.maxFileBytes !== undefined ? { maxFileBytes: exp.maxFileBytes } : {}),
@@ -140,137 +128,129 @@ export async function runExport(
         writer: {
           partSize: tuning.partSize,
           queueSize: tuning.queueSize,
-          maxAttempts: tuning.maxAttempts,
           ...(signal ? { signal } : {}),
         },
         onBytes: (d) => void (progress.bytes += d),
         onPart: () => void progress.parts++,
+        onOpen: (key) => p.marker.add(key),
       });
-      ctx.outputs.push(out);
+      outputs.push(out);
       return out;
     },
-    baseSql(source) {
-      return (
-        exp.query ??
-        `SELECT * FROM ${exp
-          .table!.split(".")
-          .map((p) => source.quoteIdent(p))
-          .join(".")}`
-      );
+    rowsDone(n) {
+      progress.rows += n;
+      report();
     },
   };
 
-  const abortedUploads = await abortDangling(store, exp, signal);
-  await store.delete(keys.success, signal ? { signal } : {});
-  let parts: PartRecord[] = [];
-  let columns: ColumnSpec[] = [];
-  let cursor: Manifest["cursor"];
-  let chunks: Manifest["chunks"];
+  let streamed: StreamResult;
   try {
-    if (exp.mode === "chunked") ({ parts, columns, chunks } = await runChunked(ctx));
-    else ({ parts, columns, cursor } = await runSingle(ctx));
+    streamed = await streamPhase(ctx, p);
     throwIfAborted(signal); // an interrupted stream must never be committed as complete
   } catch (err) {
-    await Promise.allSettled(ctx.outputs.map((o) => o.abort()));
-    const done = ctx.outputs.flatMap((o) => o.parts.map((p) => p.path));
-    await Promise.allSettled(done.map((k) => store.delete(k)));
+    await Promise.allSettled(outputs.map((o) => o.abort()));
+    if (exp.mode !== "keyset")
+      await undo(
+        store,
+        p,
+        outputs.flatMap((o) => o.parts.map((x) => x.path)),
+      );
+    else await restoreSuccess(store, p);
     throw inExport(exp.name, err);
+  } finally {
+    await p.source.close().catch(() => undefined);
   }
 
   const finishedAt = now();
-  const totals = {
-    rows: parts.reduce((a, p) => a + p.rows, 0),
-    bytes: parts.reduce((a, p) => a + p.bytes, 0),
-    parts: parts.length,
-  };
-  const manifest: Manifest = {
+  const parts = streamed.parts;
+  const run: Manifest = {
     version: 1,
-    run_id: runId,
+    run_id: p.runId,
     export: exp.name,
     mode: exp.mode,
     format: exp.format,
-    compression: format.compression,
+    compression: p.format.compression,
     source: { type: options.sourceType },
-    schema: manifestSchema(columns),
+    schema: manifestSchema(streamed.columns),
     parts,
-    totals,
-    started_at: startedAt.toISOString(),
+    totals: {
+      rows: parts.reduce((a, x) => a + x.rows, 0),
+      bytes: parts.reduce((a, x) => a + x.bytes, 0),
+      parts: parts.length,
+    },
+    started_at: p.startedAt.toISOString(),
     finished_at: finishedAt.toISOString(),
-    duration_ms: finishedAt.getTime() - startedAt.getTime(),
-    ...(cursor ? { cursor } : {}),
-    ...(chunks ? { chunks } : {}),
+    duration_ms: finishedAt.getTime() - p.startedAt.getTime(),
+    ...(streamed.cursor ? { cursor: streamed.cursor } : {}),
+    ...(streamed.chunks ? { chunks: streamed.chunks } : {}),
+    ...(streamed.keyset ? { keyset: streamed.keyset } : {}),
   };
-  const { bytes, sha256 } = encodeManifest(manifest);
-  const json = { contentType: "application/json", ...(signal ? { signal } : {}) };
-  let stage = "manifest";
+  let sha256: string;
   try {
-    await store.put(keys.runManifest, bytes, { ...json, ifNoneMatch: "*" });
-    await store.put(keys.manifest, bytes, json);
-    stage = "success";
-    await store.put(keys.success, `${sha256}\n`, { ...json, contentType: "text/plain" });
+    sha256 = await commitRun({
+      store,
+      exp,
+      keys: p.keys,
+      run,
+      previous: p.previous,
+      marker: p.marker,
+      policy,
+      resumed: p.resume !== undefined,
+      ...(signal ? { signal } : {}),
+    });
   } catch (err) {
-    // Before the _SUCCESS attempt nothing vouches for this run: remove what it wrote.
-    // A failed _SUCCESS PUT may still have landed, so then everything stays.
-    if (stage === "manifest") {
-      await Promise.allSettled(
-        [...parts.map((p) => p.path), keys.runManifest].map((k) => store.delete(k)),
+    if (err instanceof CommitUncertain)
+      throw inExport(
+        exp.name,
+        err.cause,
+        "the run may not be committed (no _SUCCESS confirmed); re-run the export",
       );
-    }
+    if (err instanceof CursorNotAdvanced) throw inExport(exp.name, err);
+    // Before the _SUCCESS attempt nothing vouches for this run: remove what it wrote.
+    await undo(store, p, [...parts.map((x) => x.path), p.keys.runManifest]);
     throw inExport(exp.name, err, "the run was not committed (no _SUCCESS); re-run the export");
   }
-  if (exp.mode === "incremental" && cursor?.to != null && cursor.to !== cursor.from) {
-    const state: CursorState = {
-      version: 1,
-      export: exp.name,
-      column: cursor.column,
-      kind: cursor.kind,
-      value: cursor.to,
-      run_id: runId,
-      updated_at: finishedAt.toISOString(),
-    };
-    await store
-      .put(cursorKey(exp.prefixTemplate, exp.name), encodeCursor(state), json)
-      .catch((err: unknown) => {
-        throw inExport(
-          exp.name,
-          err,
-          "the run committed but the cursor did not advance; the next run will export these rows again",
-        );
-      });
-  }
-  ctx.report();
+  report();
   return {
     export: exp.name,
-    runId,
+    runId: p.runId,
     mode: exp.mode,
-    rows: totals.rows,
-    bytes: totals.bytes,
+    rows: run.totals.rows,
+    bytes: run.totals.bytes,
     parts,
-    manifestKey: keys.manifest,
-    successKey: keys.success,
+    manifestKey: p.keys.manifest,
+    successKey: p.keys.success,
     manifestSha256: sha256,
-    durationMs: manifest.duration_ms,
-    abortedUploads,
-    ...(cursor ? { cursor } : {}),
-    peakEncoderBytes: Math.max(0, ...ctx.outputs.map((o) => o.peakEncoderBytes)),
-    peakWriterBytes: Math.max(0, ...ctx.outputs.map((o) => o.peakWriterBytes)),
+    durationMs: run.duration_ms,
+    abortedUploads: p.abortedUploads,
+    cleanedRuns: p.cleaned.runs,
+    ...(streamed.cursor ? { cursor: streamed.cursor } : {}),
+    ...(streamed.keyset ? { keyset: streamed.keyset } : {}),
+    peakEncoderBytes: Math.max(0, ...outputs.map((o) => o.peakEncoderBytes)),
+    peakWriterBytes: Math.max(0, ...outputs.map((o) => o.peakWriterBytes)),
   };
 }
 
-/** Aborts multipart uploads of this export's data keys (any run) left by a crashed process. */
-export async function abortDangling(
-  store: ObjectStore,
-  exp: ResolvedExport,
-  signal?: AbortSignal,
-): Promise<number> {
-  const head = stablePrefix(exp.prefixTemplate, exp.name);
-  const uploads = await store.listMultipartUploads(
-    head ? `${head}/` : "",
-    signal ? { signal } : {},
-  );
-  const mine = uploads.filter((u) => isDataKey(u.key, head, exp.name));
-  for (const u of mine) await store.abortMultipart(u, signal ? { signal } : {});
-  return mine.length;
+function streamPhase(ctx: StreamContext, p: Prepared): Promise<StreamResult> {
+  if (ctx.exp.mode === "chunked") return runChunked(ctx);
+  if (ctx.exp.mode === "keyset") return runKeyset(ctx, p.resume);
+  return runSingle(ctx);
+}
+
+/** Deletes this run's objects, puts the previous `_SUCCESS` back, drops the marker if all went. */
+async function undo(store: ObjectStore, p: Prepared, keys: string[]): Promise<void> {
+  const deleted = await Promise.allSettled(keys.map((k) => store.delete(k)));
+  await restoreSuccess(store, p);
+  if (deleted.every((r) => r.status === "fulfilled"))
+    await p.marker.remove().catch(() => undefined);
+}
+
+/** The folder's previous commit is untouched by a failed run: its `_SUCCESS` goes back. */
+async function restoreSuccess(store: ObjectStore, p: Prepared): Promise<void> {
+  if (p.previous.success)
+    await store
+      .put(p.keys.success, p.previous.success, { contentType: "text/plain" })
+      .catch(() => undefined);
 }
 
 function inExport(name: string, err: unknown, hint?: string): StowageError {

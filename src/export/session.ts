@@ -7,6 +7,9 @@ import type { Env } from "../config/env.js";
 import { openStore } from "../store/open-store.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { ResolvedExport, ResolvedExportConfig } from "./config.js";
+import { cleanupFailedRuns, type CleanupResult } from "./in-progress.js";
+import { abortDangling } from "./prepare.js";
+import { exportRetryPolicy, retryingStore } from "./retrying-store.js";
 import { runExport, type ExportProgress, type RunExportResult } from "./runner.js";
 import { openSource } from "./sources/open-source.js";
 import type { Source } from "./sources/source.js";
@@ -56,6 +59,29 @@ export async function runConfiguredExport(
     });
   } finally {
     if (!options.store) store.close();
+  }
+}
+
+/**
+ * `stowage run --cleanup`: aborts the export's dangling uploads and deletes the
+ * objects of failed runs (their in-progress markers); never touches the database.
+ * @example const r = await cleanupConfiguredExport(cfg, exp, { env: process.env });
+ */
+export async function cleanupConfiguredExport(
+  cfg: ResolvedExportConfig,
+  exp: ResolvedExport,
+  options: { env: Env; signal?: AbortSignal; store?: ObjectStore },
+): Promise<CleanupResult & { abortedUploads: number }> {
+  const raw = options.store ?? openExportStore(cfg, exp, options.env);
+  const policy = exportRetryPolicy(cfg.tuning.maxAttempts);
+  const signal = options.signal;
+  const store = retryingStore(raw, policy, signal ? { signal } : {});
+  try {
+    const abortedUploads = await abortDangling(store, exp, signal);
+    const r = await cleanupFailedRuns(store, exp, policy, signal ? { signal } : {});
+    return { ...r, abortedUploads };
+  } finally {
+    if (!options.store) raw.close();
   }
 }
 

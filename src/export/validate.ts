@@ -4,13 +4,21 @@
  * `manifest-<run_id>.json` matches it, and every listed part exists with its
  * size. Full depth also re-downloads every part and re-hashes it.
  * Integrity problems are returned; a store that cannot be read throws.
+ * Every storage call is retried under the export's `max_attempts` (issue 11 §2);
+ * a manifest naming a path with `..` is an integrity failure, never followed.
+ *
+ * A folder manifest listing several runs (`runs`, incremental runs on one `{date}`)
+ * is checked against the last run's `manifest-<run_id>.json`: that run's parts are
+ * the tail of the folder's list.
  */
 import { createHash } from "node:crypto";
 import { isStowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
+import { withRetry, type RetryPolicyOptions } from "../store/retry-policy.js";
 import type { ResolvedExport } from "./config.js";
 import { parseManifest, parseSuccess, sha256Hex, type Manifest } from "./manifest.js";
 import { join, resolvePrefix, stamp } from "./naming.js";
+import { exportRetryPolicy, readObject, retryingStore } from "./retrying-store.js";
 
 export type ValidateDepth = "metadata" | "full";
 
@@ -28,41 +36,35 @@ export interface ValidateResult {
   problems: string[];
 }
 
-async function readAll(
+async function hashObject(
   store: ObjectStore,
   key: string,
+  policy: RetryPolicyOptions,
   signal?: AbortSignal,
-): Promise<Buffer | undefined> {
+): Promise<{ sha256: string; bytes: number } | undefined> {
   try {
-    const res = await store.get(key, signal ? { signal } : {});
-    const chunks: Buffer[] = [];
-    for await (const c of res.body) chunks.push(c as Buffer);
-    return Buffer.concat(chunks);
+    // The whole download is one attempt: a body cut mid-way starts over.
+    return await withRetry(
+      async () => {
+        const res = await store.get(key, signal ? { signal } : {});
+        const h = createHash("sha256");
+        let bytes = 0;
+        for await (const c of res.body) {
+          h.update(c as Buffer);
+          bytes += (c as Buffer).length;
+        }
+        return { sha256: h.digest("hex"), bytes };
+      },
+      policy,
+      signal ? { signal } : {},
+    );
   } catch (err) {
     if (isStowageError(err, "not-found")) return undefined;
     throw err;
   }
 }
 
-async function hashObject(
-  store: ObjectStore,
-  key: string,
-  signal?: AbortSignal,
-): Promise<{ sha256: string; bytes: number } | undefined> {
-  try {
-    const res = await store.get(key, signal ? { signal } : {});
-    const h = createHash("sha256");
-    let bytes = 0;
-    for await (const c of res.body) {
-      h.update(c as Buffer);
-      bytes += (c as Buffer).length;
-    }
-    return { sha256: h.digest("hex"), bytes };
-  } catch (err) {
-    if (isStowageError(err, "not-found")) return undefined;
-    throw err;
-  }
-}
+const escapes = (path: string) => path.split("/").includes("..") || path.includes("\\");
 
 /**
  * @example const r = await validateExport(exp, { store, depth: "full" }); r.status // "ok"
@@ -75,9 +77,16 @@ export async function validateExport(
     date?: Date;
     signal?: AbortSignal;
     concurrency?: number;
+    /** Attempts per storage call (default 4, the export's `max_attempts`). */
+    maxAttempts?: number;
   },
 ): Promise<ValidateResult> {
-  const { store, signal } = options;
+  const { signal } = options;
+  const policy = exportRetryPolicy(options.maxAttempts ?? 4);
+  const raw = options.store;
+  const store = retryingStore(raw, policy, signal ? { signal } : {});
+  const readAll = (s: ObjectStore, key: string, sig?: AbortSignal) =>
+    readObject(s, key, policy, sig);
   const depth = options.depth ?? "metadata";
   const prefix = resolvePrefix(
     exp.prefixTemplate,
@@ -127,6 +136,13 @@ export async function validateExport(
     result.problems.push((err as Error).message);
     return result;
   }
+  const unsafe = [manifest.run_id, ...manifest.parts.map((p) => p.path)].filter(escapes);
+  if (unsafe.length) {
+    result.problems.push(
+      `manifest.json names ${unsafe.map((u) => JSON.stringify(u)).join(", ")}: a path with ".." is never followed (the manifest was altered)`,
+    );
+    return result;
+  }
   Object.assign(result, {
     runId: manifest.run_id,
     parts: manifest.parts.length,
@@ -135,8 +151,14 @@ export async function validateExport(
   });
   const runCopy = await readAll(store, join(prefix, `manifest-${manifest.run_id}.json`), signal);
   if (!runCopy) result.problems.push(`manifest-${manifest.run_id}.json is missing`);
-  else if (sha256Hex(runCopy) !== actual)
-    result.problems.push(`manifest-${manifest.run_id}.json differs from manifest.json`);
+  else if (!manifest.runs || manifest.runs.length < 2) {
+    if (sha256Hex(runCopy) !== actual)
+      result.problems.push(`manifest-${manifest.run_id}.json differs from manifest.json`);
+  } else if (!isTail(runCopy, manifest)) {
+    result.problems.push(
+      `manifest-${manifest.run_id}.json does not match the last run listed in manifest.json`,
+    );
+  }
   const sums = manifest.parts.reduce(
     (a, p) => ({ rows: a.rows + p.rows, bytes: a.bytes + p.bytes }),
     { rows: 0, bytes: 0 },
@@ -151,7 +173,7 @@ export async function validateExport(
   }
   await eachLimited(manifest.parts, options.concurrency ?? 8, async (part) => {
     if (depth === "full") {
-      const got = await hashObject(store, part.path, signal);
+      const got = await hashObject(raw, part.path, policy, signal);
       if (!got) result.problems.push(`part ${part.path} is missing`);
       else if (got.bytes !== part.bytes)
         result.problems.push(
@@ -177,6 +199,22 @@ export async function validateExport(
   result.ok = result.problems.length === 0;
   result.status = result.ok ? "ok" : "corrupt";
   return result;
+}
+
+/** True when the run copy's parts are the last parts of the folder manifest. */
+function isTail(runCopy: Buffer, folder: Manifest): boolean {
+  let run: Manifest;
+  try {
+    run = parseManifest(runCopy, "run manifest");
+  } catch {
+    return false;
+  }
+  if (run.run_id !== folder.run_id) return false;
+  const tail = folder.parts.slice(folder.parts.length - run.parts.length);
+  return (
+    run.parts.length <= folder.parts.length &&
+    run.parts.every((p, i) => p.path === tail[i]!.path && p.sha256 === tail[i]!.sha256)
+  );
 }
 
 async function eachLimited<T>(

@@ -1,7 +1,8 @@
 /**
- * `stowage run --config export.yaml [--export NAME] [--json]` (SPEC §7): runs
- * exports one after another. On a TTY a progress line (rows, bytes, rate, parts)
- * is redrawn on stderr; `--json` prints one summary object on stdout.
+ * `stowage run --config export.yaml [--export NAME] [--json] [--cleanup]` (SPEC §7):
+ * runs exports one after another. On a TTY a progress line (rows, bytes, rate, parts)
+ * is redrawn on stderr; `--json` prints one summary object on stdout. `--cleanup`
+ * only deletes what failed runs left (issue 11 §3) and never connects to the database.
  * Exit 0 all committed, 1 any export failed, 2 config/usage error.
  */
 import type { Command } from "commander";
@@ -11,6 +12,7 @@ interface RunFlags {
   config: string;
   export?: string;
   json?: boolean;
+  cleanup?: boolean;
   trustEndpoint?: string[];
 }
 
@@ -24,6 +26,10 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
     .option("-e, --export <name>", "run only this export")
     .option("--json", "print a JSON summary on stdout")
     .option(
+      "--cleanup",
+      "only delete the objects of failed runs (in-progress markers) and abort dangling uploads",
+    )
+    .option(
       "--trust-endpoint <host...>",
       "trust this non-loopback S3 endpoint host (docs/endpoint-policy.md)",
     )
@@ -35,8 +41,10 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         env: io.env,
         cwd: io.cwd,
         ...(flags.trustEndpoint ? { trustedHosts: flags.trustEndpoint } : {}),
+        ...(flags.cleanup ? { needSource: false } : {}),
       });
       const exports = selectExports(cfg, flags.export);
+      if (flags.cleanup) return cleanupOnly(cfg, exports, flags, io, setExit);
       const controller = new AbortController();
       let stoppedBy = "";
       const stop = (sig: NodeJS.Signals) => {
@@ -78,12 +86,18 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
               manifest: r.manifestKey,
               manifest_sha256: r.manifestSha256,
               aborted_uploads: r.abortedUploads,
+              cleaned_runs: r.cleanedRuns,
+              ...(r.keyset ? { keyset: r.keyset } : {}),
               ...(r.cursor ? { cursor: r.cursor } : {}),
             });
             if (!flags.json) {
               io.out(
                 `[OK]  ${r.export}: ${num(r.rows)} rows in ${r.parts.length} object${r.parts.length === 1 ? "" : "s"}, ${formatBytes(r.bytes)}, ${(r.durationMs / 1000).toFixed(1)} s → ${exp.destination.type === "s3" ? `s3://${exp.destination.bucket}/` : `${exp.destination.path}/`}${where} (run ${r.runId})\n`,
               );
+              if (r.cleanedRuns.length)
+                io.out(
+                  `      deleted the objects of ${r.cleanedRuns.length} earlier failed run(s): ${r.cleanedRuns.join(", ")}\n`,
+                );
               if (r.abortedUploads)
                 io.out(
                   `      aborted ${r.abortedUploads} multipart upload(s) left by an earlier interrupted run\n`,
@@ -121,4 +135,42 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         io.out(JSON.stringify({ ok: failed === 0, exports: summary }, null, 2) + "\n");
       setExit(failed ? 1 : 0);
     });
+}
+
+type Loaded = Awaited<ReturnType<typeof import("../../export/config.js").loadExportConfig>>;
+
+async function cleanupOnly(
+  cfg: Loaded,
+  exports: Loaded["exports"],
+  flags: RunFlags,
+  io: CliIo,
+  setExit: SetExitCode,
+): Promise<void> {
+  const { cleanupConfiguredExport } = await import("../../export/session.js");
+  const summary: Record<string, unknown>[] = [];
+  let failed = 0;
+  for (const exp of exports) {
+    try {
+      const r = await cleanupConfiguredExport(cfg, exp, { env: io.env });
+      summary.push({ export: exp.name, ok: true, ...r });
+      if (!flags.json)
+        io.out(
+          `[OK]  ${exp.name}: removed ${r.deletedObjects} object(s) of ${r.runs.length} failed run(s), aborted ${r.abortedUploads} upload(s)${r.resumable.length ? `; left resumable keyset run ${r.resumable.join(", ")}` : ""}\n`,
+        );
+    } catch (err) {
+      failed++;
+      const e = err as { code?: string; message?: string; hint?: string };
+      summary.push({
+        export: exp.name,
+        ok: false,
+        error: { code: e.code ?? "internal", message: e.message ?? String(err) },
+      });
+      if (!flags.json)
+        io.err(
+          `[FAIL] ${exp.name}: cleanup: ${e.message ?? String(err)}\n${e.hint ? `Hint: ${e.hint}\n` : ""}`,
+        );
+    }
+  }
+  if (flags.json) io.out(JSON.stringify({ ok: failed === 0, exports: summary }, null, 2) + "\n");
+  setExit(failed ? 1 : 0);
 }

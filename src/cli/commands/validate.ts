@@ -49,6 +49,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         env: io.env,
         cwd: io.cwd,
         ...(flags.trustEndpoint ? { trustedHosts: flags.trustEndpoint } : {}),
+        needSource: false, // validate reads only the bucket
       });
       const exports = selectExports(cfg, flags.export);
       const date = flags.date ? new Date(`${flags.date}T00:00:00Z`) : undefined;
@@ -61,6 +62,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
           const r = await validateExport(exp, {
             store,
             depth: flags.depth,
+            maxAttempts: cfg.tuning.maxAttempts,
             ...(date ? { date } : {}),
           });
           report.push({ ...r });

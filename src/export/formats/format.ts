@@ -8,7 +8,11 @@ import type { ColumnSpec, Row } from "../sources/source.js";
 export type FormatName = "parquet" | "csv" | "ndjson";
 export type Compression = "zstd" | "snappy" | "gzip" | "none";
 
-/** Where an encoder's bytes go; `write` resolves once the sink accepted them (backpressure). */
+/**
+ * Where an encoder's bytes go; `write` resolves once the sink accepted them
+ * (backpressure). The encoder reuses the chunk's memory after that: a sink that
+ * keeps bytes copies them (the multipart writer copies into its part buffers).
+ */
 export interface ByteSink {
   write(chunk: Uint8Array): Promise<void>;
 }
@@ -39,7 +43,7 @@ export interface Format {
 export interface FormatOptions {
   format: FormatName;
   compression: Compression;
-  /** Parquet: rows per row group at most (default 50 000). */
+  /** Parquet: rows per row group at most (default 10 000). */
   rowGroupRows?: number;
   /** Parquet: estimated raw bytes per row group at most (default 32 MiB). */
   rowGroupBytes?: number;

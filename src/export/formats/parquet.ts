@@ -93,12 +93,19 @@ export function parquetElement(c: ColumnSpec): SchemaElement {
   }
 }
 
-/** Rough raw size of a value, for row-group sizing. */
+/**
+ * What a pending value costs on the V8 heap, for row-group sizing: the column
+ * array's 8-byte slot plus the value's own object. Issue 11 §1: counting a string
+ * as its length and a bigint as 8 bytes let 50,000-row groups grow to several
+ * times `row_group_bytes` of real heap.
+ */
 function sizeOf(v: unknown): number {
-  if (v === null || v === undefined) return 1;
-  if (typeof v === "string") return v.length + 4;
-  if (v instanceof Uint8Array) return v.length + 4;
-  return 8;
+  if (v === null || v === undefined || typeof v === "boolean") return 8;
+  if (typeof v === "string") return 8 + 24 + v.length; // header + one-byte payload (rounded up)
+  if (typeof v === "bigint") return 8 + 24;
+  if (typeof v === "number") return 8 + 16; // a heap number unless it is a small integer
+  if (v instanceof Uint8Array) return 8 + 96 + v.length; // typed array + backing store headers
+  return 8 + 32;
 }
 
 /** A ByteWriter that hands its bytes out every `chunkBytes` instead of growing. */
@@ -255,7 +262,7 @@ export function parquetFormat(options: FormatOptions): Format {
         sink,
         codec,
         compressors,
-        options.rowGroupRows ?? 50_000,
+        options.rowGroupRows ?? 10_000,
         options.rowGroupBytes ?? 32 * 1024 * 1024,
         options.chunkBytes ?? 1024 * 1024,
       );

@@ -93,7 +93,9 @@ export function pgError(err: unknown, doing: string): StowageError {
         connectionHint(err, "PostgreSQL") ??
         (lost
           ? "the server ended the session; re-run the export (nothing was committed)"
-          : "check the query, the table name and the role's privileges"),
+          : doing === "connecting"
+            ? "check that PostgreSQL is running and reachable at the URL's host and port (the bucket was not touched)"
+            : "check the query, the table name and the role's privileges"),
     },
   );
 }
@@ -190,17 +192,28 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
         close,
         async *[Symbol.asyncIterator]() {
           // Abort is checked between round trips (a batch takes milliseconds); closing the
-          // cursor under a pending read would leave that read unanswered.
+          // cursor under a pending read would leave that read unanswered, so a prefetched
+          // read is awaited first. The next batch is requested before this one is handed
+          // out (issue 11 §1): the server and the socket work while the batch is encoded.
+          let next: Promise<{ rows: Row[] }> | undefined;
           try {
             let batch = first.rows;
             while (batch.length > 0) {
               throwIfAborted(options.signal);
+              next = batch.length < options.batchSize ? undefined : read(options.batchSize);
+              next?.catch(() => undefined); // observed below; a consumer that stops early never awaits it
               yield batch;
-              if (done || batch.length < options.batchSize) break;
-              batch = (await read(options.batchSize)).rows;
+              if (done || !next) break;
+              batch = (await next).rows;
+              next = undefined;
             }
             throwIfAborted(options.signal);
           } finally {
+            if (next)
+              await withTimeout(
+                next.catch(() => undefined),
+                5000,
+              );
             await close();
           }
         },

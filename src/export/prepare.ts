@@ -1,0 +1,147 @@
+/**
+ * The prepare phase of a run (issue 11 §3, §4): pick the run id (or resume a
+ * keyset run), connect to the source *before* touching the bucket's commit
+ * files, abort dangling uploads, clean up failed runs, remember the folder's
+ * committed state, record the in-progress marker, then remove `_SUCCESS`.
+ * Every storage call goes through the caller's retrying store.
+ */
+import type { ObjectStore } from "../store/object-store.js";
+import type { RetryPolicyOptions } from "../store/retry-policy.js";
+import type { Previous } from "./commit.js";
+import type { ResolvedExport, ResolvedTuning } from "./config.js";
+import { createFormat, type Format } from "./formats/format.js";
+import { cleanupFailedRuns, RunMarker, type CleanupResult } from "./in-progress.js";
+import { readKeysetState, type KeysetState } from "./keyset.js";
+import { parseManifest, parseSuccess, sha256Hex } from "./manifest.js";
+import {
+  isDataKey,
+  markerKey,
+  newRunId,
+  resolvePrefix,
+  runKeys,
+  stablePrefix,
+  stamp,
+  type RunKeys,
+} from "./naming.js";
+import { readObject } from "./retrying-store.js";
+import type { Source } from "./sources/source.js";
+
+export interface PrepareOptions {
+  store: ObjectStore;
+  policy: RetryPolicyOptions;
+  openSource: () => Promise<Source>;
+  tuning: ResolvedTuning;
+  signal?: AbortSignal;
+  now: () => Date;
+}
+
+/** Everything the stream and commit phases need. */
+export interface Prepared {
+  runId: string;
+  startedAt: Date;
+  prefix: string;
+  keys: RunKeys;
+  format: Format;
+  source: Source;
+  previous: Previous;
+  marker: RunMarker;
+  abortedUploads: number;
+  cleaned: CleanupResult;
+  /** A keyset run picked up where a killed one stopped. */
+  resume?: KeysetState;
+}
+
+/**
+ * @example const p = await prepareRun(exp, { store, policy, openSource, tuning, now: () => new Date() });
+ */
+export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promise<Prepared> {
+  const { store, policy, signal } = o;
+  const resume =
+    exp.mode === "keyset" ? await readKeysetState(store, exp, policy, signal) : undefined;
+  const startedAt = resume ? new Date(resume.started_at) : o.now();
+  const runId = resume?.run_id ?? newRunId(startedAt);
+  const prefix =
+    resume?.prefix ?? resolvePrefix(exp.prefixTemplate, exp.name, stamp(startedAt).date);
+  const format = await createFormat({
+    format: exp.format,
+    compression: exp.compression,
+    rowGroupRows: o.tuning.rowGroupRows,
+    rowGroupBytes: o.tuning.rowGroupBytes,
+  });
+  const keys = runKeys(prefix, exp.name, runId, startedAt, format.extension);
+  // The source first: a run that cannot read its database must not invalidate the last one.
+  const source = await o.openSource();
+  try {
+    const abortedUploads = await abortDangling(store, exp, signal);
+    const cleaned = await cleanupFailedRuns(store, exp, policy, {
+      exceptRunId: runId,
+      ...(signal ? { signal } : {}),
+    });
+    const previous = await readPrevious(store, keys, policy, signal);
+    const marker = new RunMarker(
+      store,
+      markerKey(exp.prefixTemplate, exp.name, runId),
+      {
+        export: exp.name,
+        run_id: runId,
+        mode: exp.mode,
+        prefix,
+        started_at: startedAt.toISOString(),
+        ...(previous.success ? { replaced_success: parseSuccess(previous.success)! } : {}),
+      },
+      signal,
+    );
+    await marker.add(keys.runManifest);
+    await store.delete(keys.success, signal ? { signal } : {});
+    return {
+      runId,
+      startedAt,
+      prefix,
+      keys,
+      format,
+      source,
+      previous,
+      marker,
+      abortedUploads,
+      cleaned,
+      ...(resume ? { resume } : {}),
+    };
+  } catch (err) {
+    await source.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The folder's `_SUCCESS` and `manifest.json`, kept only when the one vouches for the other. */
+async function readPrevious(
+  store: ObjectStore,
+  keys: RunKeys,
+  policy: RetryPolicyOptions,
+  signal?: AbortSignal,
+): Promise<Previous> {
+  const success = await readObject(store, keys.success, policy, signal);
+  if (!success) return {};
+  const bytes = await readObject(store, keys.manifest, policy, signal);
+  if (!bytes || parseSuccess(success) !== sha256Hex(bytes)) return {};
+  try {
+    return { success, manifest: parseManifest(bytes, keys.manifest) };
+  } catch {
+    return {};
+  }
+}
+
+/** Aborts multipart uploads of this export's data keys (any run) left by a crashed process. */
+export async function abortDangling(
+  store: ObjectStore,
+  exp: ResolvedExport,
+  signal?: AbortSignal,
+): Promise<number> {
+  const head = stablePrefix(exp.prefixTemplate, exp.name);
+  const uploads = await store.listMultipartUploads(
+    head ? `${head}/` : "",
+    signal ? { signal } : {},
+  );
+  const mine = uploads.filter((u) => isDataKey(u.key, head, exp.name));
+  for (const u of mine) await store.abortMultipart(u, signal ? { signal } : {});
+  return mine.length;
+}

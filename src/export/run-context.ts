@@ -1,0 +1,51 @@
+/**
+ * What the stream phase of a run hands each mode (full/incremental, chunked,
+ * keyset) and what a mode hands back. Modes depend on this module only, never on
+ * the runner, so the runner → mode direction has no cycle (issue 11 §5).
+ */
+import type { ObjectStore } from "../store/object-store.js";
+import type { RetryPolicyOptions } from "../store/retry-policy.js";
+import type { ResolvedExport, ResolvedTuning } from "./config.js";
+import type { Format } from "./formats/format.js";
+import type { Manifest } from "./manifest.js";
+import type { RunKeys } from "./naming.js";
+import type { PartRecord, RotatingOutput } from "./rotating-output.js";
+import type { ColumnSpec, Source } from "./sources/source.js";
+
+/** One run's stream phase: where rows go and what it may use. */
+export interface StreamContext {
+  exp: ResolvedExport;
+  /** The destination, every call retried under `policy`. */
+  store: ObjectStore;
+  policy: RetryPolicyOptions;
+  tuning: ResolvedTuning;
+  signal?: AbortSignal;
+  format: Format;
+  keys: RunKeys;
+  runId: string;
+  startedAt: Date;
+  /** The run's resolved folder ("" for the bucket root). */
+  prefix: string;
+  /** The connection prepare opened (the source answered before `_SUCCESS` was touched). */
+  source: Source;
+  /** Further connections (chunked workers). */
+  openSource: () => Promise<Source>;
+  /** A new series of objects; its keys are recorded in the in-progress marker before upload. */
+  output(columns: ColumnSpec[], keyFor: (n: number) => string, chunk?: number): RotatingOutput;
+  /** Counts rows handed to an output (progress). */
+  rowsDone(n: number): void;
+}
+
+/** What a mode produced: its objects, the schema and the mode's manifest section. */
+export interface StreamResult {
+  parts: PartRecord[];
+  columns: ColumnSpec[];
+  cursor?: Manifest["cursor"];
+  chunks?: Manifest["chunks"];
+  keyset?: Manifest["keyset"];
+}
+
+/** Batch options for `source.query` from a context. */
+export function queryOptions(ctx: StreamContext): { batchSize: number; signal?: AbortSignal } {
+  return { batchSize: ctx.tuning.batchSize, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+}

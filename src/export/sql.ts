@@ -1,0 +1,99 @@
+/**
+ * The one SQL builder of exports (issue 11 §5): every statement a run sends —
+ * the base query, incremental `> cursor`, chunk bounds and ranges, keyset pages —
+ * is assembled here from the export and a dialect. Pure: no I/O, no driver.
+ * User queries are wrapped as a derived table (`AS stowage_q`), never edited.
+ */
+import type { ResolvedExport } from "./config.js";
+import type { ColumnKind, QueryParam, Source } from "./sources/source.js";
+
+/** What the builder needs of a database: identifier quoting and placeholders. */
+export type SqlDialect = Pick<Source, "quoteIdent" | "placeholder">;
+
+/** A statement and its bound parameters. */
+export interface Statement {
+  sql: string;
+  params: QueryParam[];
+}
+
+type Base = Pick<ResolvedExport, "query" | "table">;
+
+/**
+ * The export's own query: `query` as given, or `SELECT * FROM` the quoted `table`.
+ * @example baseSql({ table: "public.orders" }, pg) // SELECT * FROM "public"."orders"
+ */
+export function baseSql(exp: Base, d: SqlDialect): string {
+  if (exp.query !== undefined) return exp.query;
+  return `SELECT * FROM ${exp
+    .table!.split(".")
+    .map((p) => d.quoteIdent(p))
+    .join(".")}`;
+}
+
+const wrap = (exp: Base, d: SqlDialect) => `SELECT * FROM (${baseSql(exp, d)}) AS stowage_q`;
+
+/**
+ * Incremental: rows after the stored cursor (`after` undefined: every row).
+ * @example incrementalSql(exp, pg, "id", { kind: "int64", value: "41" }).sql // … WHERE "id" > $1
+ */
+export function incrementalSql(
+  exp: Base,
+  d: SqlDialect,
+  column: string,
+  after?: { kind: ColumnKind; value: QueryParam },
+): Statement {
+  if (!after) return { sql: baseSql(exp, d), params: [] };
+  return {
+    sql: `${wrap(exp, d)} WHERE ${d.quoteIdent(column)} > ${d.placeholder(1, after.kind)}`,
+    params: [after.value],
+  };
+}
+
+/** Chunked: MIN and MAX of the chunk column. */
+export function chunkBoundsSql(exp: Base, d: SqlDialect, column: string): Statement {
+  const c = d.quoteIdent(column);
+  return {
+    sql: `SELECT MIN(${c}) AS lo, MAX(${c}) AS hi FROM (${baseSql(exp, d)}) AS stowage_q`,
+    params: [],
+  };
+}
+
+/** Chunked: one range `[lo, hi)`, or the NULL chunk when `lo` is undefined. */
+export function chunkSql(
+  exp: Base,
+  d: SqlDialect,
+  column: string,
+  range: { lo?: bigint; hi?: bigint },
+): Statement {
+  const c = d.quoteIdent(column);
+  if (range.lo === undefined) return { sql: `${wrap(exp, d)} WHERE ${c} IS NULL`, params: [] };
+  return {
+    sql: `${wrap(exp, d)} WHERE ${c} >= ${d.placeholder(1, "int64")} AND ${c} < ${d.placeholder(2, "int64")}`,
+    params: [range.lo, range.hi!],
+  };
+}
+
+/**
+ * Keyset: the next page after `after` (undefined: the first page), in key order.
+ * @example keysetSql(exp, mysql, "id", 1000, { kind: "int64", value: "5000" }).sql
+ * // SELECT * FROM (…) AS stowage_q WHERE `id` > ? ORDER BY `id` LIMIT 1000
+ */
+export function keysetSql(
+  exp: Base,
+  d: SqlDialect,
+  column: string,
+  limit: number,
+  after?: { kind: ColumnKind; value: QueryParam },
+): Statement {
+  const c = d.quoteIdent(column);
+  const where = after ? ` WHERE ${c} > ${d.placeholder(1, after.kind)}` : "";
+  return {
+    sql: `${wrap(exp, d)}${where} ORDER BY ${c} LIMIT ${Math.floor(limit)}`,
+    params: after ? [after.value] : [],
+  };
+}
+
+/** Keyset: does any row have a NULL key? (Such rows would fall outside every page.) */
+export function keysetNullSql(exp: Base, d: SqlDialect, column: string): Statement {
+  return { sql: `${wrap(exp, d)} WHERE ${d.quoteIdent(column)} IS NULL LIMIT 1`, params: [] };
+}
