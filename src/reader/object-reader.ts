@@ -12,14 +12,13 @@
 import type { GetResult, ObjectStore } from "../store/object-store.js";
 import { classifyError } from "../store/classify-error.js";
 import { isStowageError } from "../shared/errors.js";
-import { sleep } from "../shared/abort.js";
 import { META, FORMAT_VERSION_VALUE } from "../batch/object-key.js";
 import { gunzipLines, type GunzipOutcome } from "./bounded-gunzip.js";
 import type { AheadGet } from "./get-ahead.js";
 import type { Allowance, Grant } from "./grant.js";
 import type { ObjectCache } from "./object-cache.js";
 import { OBJECT_MAX_COMPRESSED_BYTES, OBJECT_MAX_DECODED_BYTES } from "./limits.js";
-import { backoffMs, describeRetry, isRetryable, storageFailure } from "./read-errors.js";
+import { describeRetry, isRetryable, storageFailure, waitToRetry } from "./read-errors.js";
 import type { SkippedObject } from "./types.js";
 
 export interface ObjectTarget {
@@ -112,7 +111,7 @@ export async function readObject(
       const c = classifyError(err);
       if (!isRetryable(c)) throw storageFailure(err, `GET ${target.key}`, ctx.store.description);
       ctx.onRetry(describeRetry(c, `GET ${target.key}`));
-      await sleep(backoffMs(attempt, ctx.retryBackoffMs, c.kind === "throttled"), ctx.signal);
+      await waitToRetry(c, attempt, ctx.retryBackoffMs, ctx.signal);
     }
   }
 }

@@ -1,24 +1,38 @@
 /**
  * Reader failures and retries: which storage errors end a load (with a message
- * that says what to do), which are retried, and how long to wait between attempts.
+ * that says what to do); retries wait through the one retry policy (store/retry-policy.ts).
  */
 import { classifyError, type ClassifiedError } from "../store/classify-error.js";
+import { isRetryable, retryDelayMs, type RetryPolicyOptions } from "../store/retry-policy.js";
+import { sleep } from "../shared/abort.js";
 import { isStowageError, StowageError } from "../shared/errors.js";
 
 const DOCTOR = "run `stowage doctor` to check credentials, bucket, region and endpoint";
 
-/** True for errors worth another attempt (throttling, 5xx, resets, timeouts). */
-export function isRetryable(c: ClassifiedError): boolean {
-  return c.kind === "retryable" || c.kind === "throttled";
+export { isRetryable };
+
+/** The reader's use of the one retry policy: attempts are bounded by the grant, not here. */
+export function readerRetryPolicy(baseMs: number): RetryPolicyOptions {
+  return {
+    maxAttempts: Number.POSITIVE_INFINITY,
+    initialBackoffMs: baseMs,
+    maxBackoffMs: 2_000,
+    throttleFactor: 4,
+  };
 }
 
 /**
- * Wait before attempt `attempt + 1` (attempt ≥ 1): exponential from `baseMs`,
- * four times longer when throttled, capped at 2 s, half of it jittered.
+ * Waits before the attempt after `attempt` failed with `c` (store/retry-policy.ts:
+ * full jitter, longer when throttled, the server's Retry-After honoured), aborting with `signal`.
+ * @example await waitToRetry(classified, attempt, ctx.retryBackoffMs, ctx.signal);
  */
-export function backoffMs(attempt: number, baseMs: number, throttled: boolean): number {
-  const d = Math.min(2_000, baseMs * (throttled ? 4 : 1) * 2 ** Math.max(0, attempt - 1));
-  return Math.round(d / 2 + (Math.random() * d) / 2);
+export function waitToRetry(
+  c: ClassifiedError,
+  attempt: number,
+  baseMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  return sleep(retryDelayMs(readerRetryPolicy(baseMs), attempt, c), signal);
 }
 
 /**
