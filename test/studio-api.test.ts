@@ -6,6 +6,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -344,6 +345,25 @@ describe("Studio source context (§5.4)", () => {
     }
   });
 
+  it("issue 12 §4 never serves a stowage config file or a credential value, whatever the mode", async () => {
+    writeFileSync(
+      join(projectDir, "stowage.config.ts"),
+      'export default {\n  s3: {\n    bucket: "b",\n    credentials: {\n      accessKeyId: "AKIAIOSFODNN7EXAMPLE",\n      secretAccessKey: "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY",\n    },\n  },\n};\n',
+    );
+    writeFileSync(
+      join(projectDir, "src/settings.ts"),
+      'export const db = {\n  password: "hunter2-do-not-leak",\n  "api_key": \'k-123456789-leak\',\n  host: "db.internal",\n};\nconst auth = `Bearer abcdefghijklmnopqrstuvwxyz0123`;\n',
+    );
+    const conf = await call(studio, "/api/source-context?caller=stowage.config.ts:5");
+    expect(conf.json).toMatchObject({ ok: false, reason: "sensitive" });
+    expect(conf.text).not.toMatch(/AKIAIOSFODNN7EXAMPLE|wJalrXUtnFEMI/);
+    const r = await call(studio, "/api/source-context?caller=src/settings.ts:2");
+    expect(r.json).toMatchObject({ ok: true, file: "src/settings.ts" });
+    expect(r.text).not.toMatch(/hunter2|k-123456789|abcdefghijklmnopqrstuvwxyz0123/);
+    expect(r.json.lines).toContain('  password: "[REDACTED]",');
+    expect(r.json.lines).toContain('  host: "db.internal",');
+  });
+
   it("§5.4 without a project every request answers no-project", async () => {
     const bare = await startStudio({ source: { url: `file://${store}` }, port: 0 });
     try {
@@ -352,6 +372,27 @@ describe("Studio source context (§5.4)", () => {
     } finally {
       await bare.close();
     }
+  });
+});
+
+describe("issue 12 §4 an oversized body", () => {
+  it("§4 a 413 answer closes the keep-alive connection (the client reads the answer, then the end, no reset)", async () => {
+    const body = "x".repeat(200_000);
+    const head =
+      `POST /api/load HTTP/1.1\r\nHost: 127.0.0.1:${studio.port}\r\nAuthorization: Bearer ${studio.token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n`;
+    const socket = connect(studio.port, "127.0.0.1");
+    let text = "";
+    let error: Error | undefined;
+    socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+    socket.on("error", (e) => (error = e));
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    socket.write(head + body);
+    await closed;
+    expect(error).toBeUndefined();
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text.toLowerCase()).toContain("connection: close");
+    expect(text).toContain("the request body is too large");
   });
 });
 

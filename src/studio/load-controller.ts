@@ -14,8 +14,14 @@ import { apiError, type MappedError } from "./api-errors.js";
 
 /** Thrown (as a value) for refusals that map to an API error without touching storage. */
 export class Refusal extends Error {
-  constructor(readonly mapped: MappedError) {
+  /** True when the answer must close the connection (a request body left unread). */
+  readonly closeConnection: boolean;
+  constructor(
+    readonly mapped: MappedError,
+    options: { closeConnection?: boolean } = {},
+  ) {
     super(mapped.body.error.message);
+    this.closeConnection = options.closeConnection ?? false;
   }
 }
 
