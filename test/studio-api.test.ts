@@ -15,6 +15,7 @@ import { startStudio, type StudioHandle } from "../src/studio/index.js";
 import type { LoadResponse, SourceContextResponse } from "../src/studio/api-types.js";
 import { markerRecords, sampleWorkload, writeProject, LINES } from "./e2e/fixtures.js";
 import { minio, uniquePrefix } from "./support/minio.js";
+import { startFaultProxy } from "./support/fault-proxy.js";
 
 interface Reply {
   status: number;
@@ -393,6 +394,74 @@ describe("issue 12 §4 an oversized body", () => {
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     expect(text.toLowerCase()).toContain("connection: close");
     expect(text).toContain("the request body is too large");
+  });
+});
+
+describe("issue 12 §3 cancellation", () => {
+  it("§3 a load whose request closes stops at once (its stalled GET is abandoned) and the next load is not refused as busy", async () => {
+    const m = minio();
+    const prefix = uniquePrefix("studio-cancel");
+    const proxy = await startFaultProxy(m.endpoint);
+    const logger = createLogger({
+      console: false,
+      destination: "s3",
+      s3: {
+        bucket: m.bucket,
+        prefix,
+        region: m.region,
+        endpoint: m.endpoint,
+        forcePathStyle: true,
+        credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+      },
+    });
+    for (let i = 0; i < 50; i++) logger.info(`cancel me ${i}`);
+    expect((await logger.close()).ok).toBe(true);
+    const s = await startStudio({
+      source: {
+        url: `s3://${m.bucket}/${prefix}`,
+        options: {
+          endpoint: proxy.endpoint,
+          region: m.region,
+          forcePathStyle: true,
+          credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+          retryBackoffMs: 1,
+        },
+      },
+      port: 0,
+    });
+    try {
+      proxy.setRule((r) => (r.kind === "get" ? "stall" : undefined));
+      const body = JSON.stringify({ from: Date.now() - HOUR, to: Date.now() + 60_000 });
+      const req = request({
+        host: "127.0.0.1",
+        port: s.port,
+        path: "/api/load",
+        method: "POST",
+        headers: {
+          host: `127.0.0.1:${s.port}`,
+          authorization: `Bearer ${s.token}`,
+          "content-type": "application/json",
+        },
+      });
+      req.on("error", () => undefined);
+      req.end(body);
+      while ((proxy.counts.get ?? 0) === 0) await new Promise((r) => setTimeout(r, 20));
+      req.destroy(); // the tab closes
+      proxy.setRule(undefined);
+      // The stalled GET would hold the grant for its 10 s timeout and its retries; aborted, it ends
+      // as soon as the server sees the close. At most a few busy answers while that propagates.
+      let again = await call(s, "/api/load", { body: JSON.parse(body) });
+      for (let i = 0; again.status === 409 && i < 20; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        again = await call(s, "/api/load", { body: JSON.parse(body) });
+      }
+      expect(again.status).toBe(200);
+      expect(again.json.records.length).toBe(50);
+      expect(proxy.counts.get).toBeGreaterThan(1);
+    } finally {
+      await s.close();
+      await proxy.close();
+    }
   });
 });
 

@@ -93,6 +93,13 @@ export function createStudioServer(options: StudioServerOptions): Server {
     const guard = checkOrigin(req, hosts) ?? checkToken(req, options.token);
     if (guard) return fail(res, guard);
     const route = `${req.method ?? "GET"} ${url.pathname}`;
+    // Aborted when the client goes away before the answer (tab closed, fetch aborted), so
+    // the grant stops its LISTs/GETs at once instead of running to its end (issue 12 §3).
+    const gone = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    const { signal } = gone;
     try {
       switch (route) {
         case "GET /api/info":
@@ -110,17 +117,20 @@ export function createStudioServer(options: StudioServerOptions): Server {
           });
         case "POST /api/load": {
           const body = await readJson(req);
-          return sendJson(res, { status: 200, body: await controller.load(body.from, body.to) });
+          return sendJson(res, {
+            status: 200,
+            body: await controller.load(body.from, body.to, signal),
+          });
         }
         case "POST /api/more":
           return sendJson(res, {
             status: 200,
-            body: await controller.more((await readJson(req)).loadId),
+            body: await controller.more((await readJson(req)).loadId, signal),
           });
         case "POST /api/refresh":
           return sendJson(res, {
             status: 200,
-            body: await controller.refresh((await readJson(req)).loadId),
+            body: await controller.refresh((await readJson(req)).loadId, signal),
           });
         default:
           return fail(res, {
