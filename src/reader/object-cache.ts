@@ -25,6 +25,13 @@ export interface CachedObject {
  */
 export const LINE_HEAP_BYTES = 40;
 
+/**
+ * The most lines one cached object may hold: a writer's batch is far smaller (delivery
+ * seals at maxBatchRecords), so only hostile objects of tiny lines reach it, and for those
+ * decoding a longer tail into the cache would only make garbage.
+ */
+export const MAX_CACHED_LINES = 100_000;
+
 /** What holding `lines` lines of `decodedBytes` costs in memory. */
 export function heldCost(decodedBytes: number, lines: number): number {
   return decodedBytes + lines * LINE_HEAP_BYTES;

@@ -16,7 +16,7 @@ import { META, FORMAT_VERSION_VALUE } from "../batch/object-key.js";
 import { gunzipLines, type GunzipOutcome } from "./bounded-gunzip.js";
 import type { AheadGet } from "./get-ahead.js";
 import type { Allowance, Grant } from "./grant.js";
-import { heldCost, type ObjectCache } from "./object-cache.js";
+import { heldCost, MAX_CACHED_LINES, type ObjectCache } from "./object-cache.js";
 import { OBJECT_MAX_COMPRESSED_BYTES, OBJECT_MAX_DECODED_BYTES } from "./limits.js";
 import { describeRetry, isRetryable, storageFailure, waitToRetry } from "./read-errors.js";
 import type { SkippedObject } from "./types.js";
@@ -193,7 +193,7 @@ export async function decodeObject(
         cutAt = i;
         if (!keep) return false;
       }
-      if (keep && heldCost(decoded, i + 1) > ctx.cache.entryBudget) {
+      if (keep && (i >= MAX_CACHED_LINES || heldCost(decoded, i + 1) > ctx.cache.entryBudget)) {
         stopKeeping();
         if (cutAt !== null || !Number.isFinite(startLine)) return false; // only the cache wanted the rest
       }
