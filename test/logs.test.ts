@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalStore } from "../src/store/local-store.js";
+import { ConsoleEcho } from "../src/logger/console-echo.js";
 import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { spreadRecords, writeV1, type FixtureRecord } from "./reader-fixtures.js";
 import { BIN, runStowage, type CliRun } from "./support/cli.js";
@@ -292,6 +293,14 @@ describe("issue 12 §3/§5: interrupts, throttling and missing stores tell the t
     expect(r.stderr).toMatch(/storage kept failing \(LIST .*SlowDown.*\)/);
   });
 
+  it("issue 12 §5 no credentials anywhere: says so and how to provide them, not 'access denied'", async () => {
+    const r = await run([...via(m().endpoint), "--limit", "listAttempts=2"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no credentials/i);
+    expect(r.stderr).toMatch(/AWS_ACCESS_KEY_ID|--profile/);
+    expect(r.stderr).not.toMatch(/access denied/i);
+  });
+
   it("issue 12 §5 a closed endpoint: exit 1 and a message, not a silent exit", async () => {
     const closed = await startFaultProxy(m().endpoint);
     const endpoint = closed.endpoint;
@@ -325,6 +334,30 @@ describe("issue 12 §3/§5: interrupts, throttling and missing stores tell the t
     expect(stderr).toMatch(/interrupted; the records above/);
   });
 
+  it("issue 12 §5 the doctor hint leads somewhere: `stowage doctor --source` takes the logs flags and checks LIST and GET If-Match", async () => {
+    const src = via(m().endpoint).slice(1, -2); // --source … --region R (without --from)
+    const ok = await run(["doctor", ...src], creds());
+    expect(ok.stdout).toMatch(/\[OK\]\s+Credentials/);
+    expect(ok.stdout).toMatch(/\[OK\]\s+Source S3\(.*\) lists .*\/v1\/ in order/);
+    expect(ok.stdout).toMatch(/\[OK\]\s+GetObject If-Match \(wrong ETag answers 412\)/);
+    expect(ok.code).toBe(0);
+    const denied = await run(["doctor", ...src], {
+      AWS_ACCESS_KEY_ID: m().accessKeyId,
+      AWS_SECRET_ACCESS_KEY: "wrong-secret-789",
+    });
+    expect(denied.code).toBe(1);
+    expect(denied.stdout).toMatch(/\[FAIL\].*auth error/);
+    expect(denied.stdout + denied.stderr).not.toContain("wrong-secret-789");
+    const missing = await run(["doctor", "--source", join(tmpdir(), "stowage-no-such-store")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toMatch(/\[FAIL\].*does not exist/);
+    const hint = await run([...via(m().endpoint)], {
+      AWS_ACCESS_KEY_ID: m().accessKeyId,
+      AWS_SECRET_ACCESS_KEY: "wrong-secret-789",
+    });
+    expect(hint.stderr).toMatch(/stowage doctor --source/);
+  });
+
   it("issue 12 §5 --source naming a missing directory, a file, or file:///missing: the store does not exist, exit 1", async () => {
     const dir = mkdtempSync(join(tmpdir(), "stowage-nostore-"));
     const file = join(dir, "a-file");
@@ -346,6 +379,23 @@ describe("issue 12 §3/§5: interrupts, throttling and missing stores tell the t
 });
 
 describe("issue 12 §4 terminal output cannot be turned against the reader", () => {
+  it("§4 the logger's pretty console echo escapes them too (stack line breaks kept)", () => {
+    let out = "";
+    const echo = new ConsoleEcho("pretty", { write: (c: string) => ((out += c), true) }, true);
+    const line = JSON.stringify({
+      timestamp: "2026-11-03T10:00:00.000Z",
+      level: "error",
+      message: "x\u001b]0;owned\u0007\rdone",
+      data: { k: "\u009b2J" },
+      error: { name: "Error", message: "m", stack: "Error: m\n    at f (a.ts:1:1)\u001b[2J" },
+    });
+    echo.echo(line, "error");
+    const body = out.replace(/\u001b\[(?:3\d|9\d|0)m/g, ""); // the echo's own level colour
+    expect(body).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(body).toContain("x\\e]0;owned\\x07\\rdone");
+    expect(body).toContain("Error: m\n    at f (a.ts:1:1)\\e[2J");
+  });
+
   it("§4 control sequences in stored messages are printed escaped in pretty mode, raw JSON stays JSON", async () => {
     const dir = mkdtempSync(join(tmpdir(), "stowage-hostile-"));
     try {

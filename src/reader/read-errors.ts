@@ -7,7 +7,8 @@ import { isRetryable, retryDelayMs, type RetryPolicyOptions } from "../store/ret
 import { sleep } from "../shared/abort.js";
 import { isStowageError, StowageError } from "../shared/errors.js";
 
-const DOCTOR = "run `stowage doctor` to check credentials, bucket, region and endpoint";
+const DOCTOR =
+  "run `stowage doctor --source` with the same URL and flags to check credentials, bucket, region, endpoint and the reader's capabilities";
 
 export { isRetryable };
 
@@ -40,11 +41,20 @@ export function waitToRetry(
  * specific message (never a secret: messages come from the provider's error code).
  */
 export function storageFailure(err: unknown, what: string, where: string): StowageError {
-  if (isStowageError(err, "aborted", "usage", "config", "policy")) return err;
+  if (isStowageError(err, "aborted", "usage", "config", "policy", "credentials")) return err;
   const c = classifyError(err);
   const base = `${what} on ${where} failed`;
   switch (c.category) {
     case "auth":
+      if (noCredentials(err, c.code))
+        return new StowageError(
+          "credentials",
+          `${base}: no credentials: none were found in the environment (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY), a profile (--profile or AWS_PROFILE), the shared credentials file, or an instance/container role`,
+          {
+            cause: err,
+            hint: "export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, pass --profile NAME, or name the variables with --access-key-env/--secret-key-env (docs/credentials.md)",
+          },
+        );
       return new StowageError(
         "storage",
         `${base}: access denied (${c.code}); the credentials are missing, wrong, expired, or not allowed to list/read this prefix`,
@@ -80,4 +90,10 @@ export function storageFailure(err: unknown, what: string, where: string): Stowa
 /** A short description of a retried error for `lastError` (code and status only). */
 export function describeRetry(c: ClassifiedError, what: string): string {
   return `${what}: ${c.code}${c.status ? ` (HTTP ${c.status})` : ""}`;
+}
+
+/** True when the SDK found no credentials at all (as opposed to credentials that were refused). */
+function noCredentials(err: unknown, code: string): boolean {
+  const name = (err as { name?: unknown } | null)?.name;
+  return code === "CredentialsProviderError" || name === "CredentialsProviderError";
 }
