@@ -19,23 +19,21 @@ export interface SourceFlags {
 }
 
 /** Adds the source flags to a command. */
-export function addSourceFlags(cmd: Command, options: { trustEndpoint?: boolean } = {}): Command {
-  cmd
+export function addSourceFlags(cmd: Command): Command {
+  return cmd
     .option("--region <region>", "S3 region")
     .option("--endpoint <url>", "S3-compatible endpoint (endpoint policy applies)")
     .option("--force-path-style", "path-style S3 URLs (MinIO)")
     .option("--profile <name>", "AWS shared config profile")
     .option("--access-key-env <NAME>", "environment variable holding the access key id")
     .option("--secret-key-env <NAME>", "environment variable holding the secret access key")
-    .option("--session-token-env <NAME>", "environment variable holding a session token");
-  // `doctor` already has its own --trust-endpoint.
-  if (options.trustEndpoint === false) return cmd;
-  return cmd.option(
-    "--trust-endpoint <host>",
-    "trust this endpoint host for this run (repeatable)",
-    collect,
-    [],
-  );
+    .option("--session-token-env <NAME>", "environment variable holding a session token")
+    .option(
+      "--trust-endpoint <host>",
+      "trust this endpoint host for this run (repeatable)",
+      collect,
+      [],
+    );
 }
 
 /** The reader options the flags ask for (credentials by variable name, never value). */

@@ -10,7 +10,7 @@ import type { Command } from "commander";
 import { StowageError } from "../../shared/errors.js";
 import type { ExportDoctorHook } from "../../doctor/types.js";
 import type { CliIo, SetExitCode } from "../io.js";
-import { addSourceFlags, type SourceFlags } from "../source-flags.js";
+import type { SourceCheckOptions } from "../../doctor/source-checks.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -43,7 +43,7 @@ export function configFiles(given: string[], cwd: string): string[] {
 }
 
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
-  const cmd = program
+  program
     .command("doctor")
     .description("verify config, credentials, bucket, region and provider capabilities")
     .option(
@@ -63,61 +63,73 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       "--capabilities",
       "also probe provider capabilities for export destinations (always on for logs)",
     )
-    .option("--timeout-ms <ms>", "timeout per storage request", "5000");
-  // --- reader source checks (issue 12 §5): `doctor --source URL` with the flags of logs/studio ---
-  cmd.option(
-    "--source <url>",
-    "check what `stowage logs`/`studio` need on s3://bucket/prefix or a directory (read-only)",
-  );
-  addSourceFlags(cmd, { trustEndpoint: false });
-  // --- end reader source checks ---
-  cmd.action(
-    async (
-      opts: {
+    .option("--timeout-ms <ms>", "timeout per storage request", "5000")
+    // --- reader source checks (issue 12 §5): the source flags of `logs`/`studio` ---
+    .option("--source <url>", "check what `stowage logs`/`studio` need on this source (read-only)")
+    .option("--region <region>", "S3 region (with --source)")
+    .option("--endpoint <url>", "S3-compatible endpoint (with --source)")
+    .option("--force-path-style", "path-style S3 URLs, for MinIO (with --source)")
+    .option("--profile <name>", "AWS shared config profile (with --source)")
+    .option("--access-key-env <NAME>", "variable holding the access key id (with --source)")
+    .option("--secret-key-env <NAME>", "variable holding the secret access key (with --source)")
+    .option("--session-token-env <NAME>", "variable holding a session token (with --source)")
+    // --- end reader source checks ---
+    .action(
+      async (opts: {
         config: string[];
         json?: boolean;
         trustEndpoint: string[];
         capabilities?: boolean;
         timeoutMs: string;
-        source?: string;
-      } & Omit<SourceFlags, "trustEndpoint">,
-    ) => {
-      const timeoutMs = Number(opts.timeoutMs);
-      if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
-        throw new StowageError("usage", "--timeout-ms must be a positive integer");
-      // --- reader source checks (issue 12 §5) ---
-      if (opts.source !== undefined) {
-        const { checkSource } = await import("../../doctor/source-checks.js");
-        const { formatReport } = await import("../../doctor/index.js");
-        const report = await checkSource(opts.source, {
-          ...opts,
-          trustedHosts: opts.trustEndpoint,
-          env: io.env,
+        source?: string; // issue 12 §5
+      }) => {
+        const timeoutMs = Number(opts.timeoutMs);
+        if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+          throw new StowageError("usage", "--timeout-ms must be a positive integer");
+        if (opts.source !== undefined) return sourceDoctor(opts, io, setExit, timeoutMs); // issue 12 §5
+        const files = configFiles(opts.config, io.cwd);
+        const { loadDoctorPlan, runDoctor, formatReport } = await import("../../doctor/index.js");
+        const exportHook = await loadExportHook();
+        const plan = await loadDoctorPlan(files, {
           cwd: io.cwd,
+          env: io.env,
+          trustedHosts: opts.trustEndpoint,
+          ...(exportHook ? { exportHook } : {}),
+        });
+        for (const w of plan.warnings) io.err(`Note: ${w}\n`);
+        const report = await runDoctor(plan, {
+          env: io.env,
           requestTimeoutMs: timeoutMs,
-          signal: AbortSignal.timeout(timeoutMs * 10),
+          capabilities: opts.capabilities === true,
         });
         io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-        return setExit(report.ok ? 0 : 1);
-      }
-      // --- end reader source checks ---
-      const files = configFiles(opts.config, io.cwd);
-      const { loadDoctorPlan, runDoctor, formatReport } = await import("../../doctor/index.js");
-      const exportHook = await loadExportHook();
-      const plan = await loadDoctorPlan(files, {
-        cwd: io.cwd,
-        env: io.env,
-        trustedHosts: opts.trustEndpoint,
-        ...(exportHook ? { exportHook } : {}),
-      });
-      for (const w of plan.warnings) io.err(`Note: ${w}\n`);
-      const report = await runDoctor(plan, {
-        env: io.env,
-        requestTimeoutMs: timeoutMs,
-        capabilities: opts.capabilities === true,
-      });
-      io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-      setExit(report.ok ? 0 : 1);
-    },
-  );
+        setExit(report.ok ? 0 : 1);
+      },
+    );
 }
+
+// --- reader source checks (issue 12 §5) ---
+/** `stowage doctor --source URL …`: the reader's read-only checks (doctor/source-checks.ts). */
+async function sourceDoctor(
+  opts: { source?: string; json?: boolean; trustEndpoint: string[] } & Omit<
+    SourceCheckOptions,
+    "env" | "cwd" | "requestTimeoutMs" | "signal" | "trustedHosts"
+  >,
+  io: CliIo,
+  setExit: SetExitCode,
+  timeoutMs: number,
+): Promise<void> {
+  const { checkSource } = await import("../../doctor/source-checks.js");
+  const { formatReport } = await import("../../doctor/index.js");
+  const report = await checkSource(opts.source ?? "", {
+    ...opts,
+    trustedHosts: opts.trustEndpoint,
+    env: io.env,
+    cwd: io.cwd,
+    requestTimeoutMs: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs * 10),
+  });
+  io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  setExit(report.ok ? 0 : 1);
+}
+// --- end reader source checks ---
