@@ -8,7 +8,11 @@
  * Scenario A: the bucket holds only the 7 days. Scenario B: plus 21 older days.
  * A' and B' add a fixed delay to every request at the proxy (default 20 ms), as a
  * far region would: request counts then dominate the time.
- * Usage: node --import jiti/register bench/reader.ts [--runs 3] [--latency-ms 20]
+ * Week figures (issue 12 §1): a 7-day `load()` at default allowances over (W1) the
+ * demo workload (last 6 hours), (W2) one object per hour for the last 6 hours, and
+ * (W3) ~5 objects in each of the 168 hours; LISTs against the bound 1.1 × non-empty
+ * hours + 8 and against an hour-by-hour listing measured in the same run.
+ * Usage: node --import jiti/register bench/reader.ts [--runs 3] [--latency-ms 20] [--week-only]
  */
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
@@ -16,7 +20,9 @@ import { createGunzip } from "node:zlib";
 import { createLogger } from "../src/index.js";
 import { openSource, type LoadResult } from "../src/reader/index.js";
 import { S3Store } from "../src/store/s3-store.js";
-import { parseObjectKey } from "../src/batch/object-key.js";
+import { hourPrefix, parseObjectKey } from "../src/batch/object-key.js";
+import { demoRecords } from "../src/demo/workload.js";
+import { spreadRecords, writeV1, type FixtureRecord } from "../test/reader-fixtures.js";
 import { startMinio, type RunningMinio } from "../test/support/minio-server.js";
 import { startCountingProxy, type CountingProxy } from "../test/support/counting-proxy.js";
 
@@ -26,7 +32,11 @@ const END = Date.UTC(2026, 10, 30); // the range is [END - 7 days, END)
 const WANT = 20_000;
 // parseArgs reads the command line itself (process.argv is reserved to src/cli/ by lint).
 const { values: args } = parseArgs({
-  options: { runs: { type: "string" }, "latency-ms": { type: "string" } },
+  options: {
+    runs: { type: "string" },
+    "latency-ms": { type: "string" },
+    "week-only": { type: "boolean" },
+  },
   strict: false,
 });
 const RUNS = Number(args.runs ?? 3);
@@ -267,9 +277,108 @@ async function scenario(
   }
 }
 
-const m = await startMinio();
-const proxy = await startCountingProxy(m.endpoint);
-try {
+/** One week scenario: load() + more() at default allowances until complete; LISTs vs the bound and vs hour-by-hour listing. */
+async function weekScenario(
+  m: RunningMinio,
+  proxy: CountingProxy,
+  label: string,
+  prefix: string,
+  records: FixtureRecord[],
+  perObject: number,
+): Promise<void> {
+  const direct = new S3Store({
+    bucket: m.bucket,
+    region: m.region,
+    endpoint: proxy.url,
+    forcePathStyle: true,
+    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+  });
+  const written = await writeV1(direct, prefix, records, perObject);
+  const hours = new Set(written.map((o) => Math.floor(o.minMs / H)));
+  const needed = written.reduce((a, o) => a + o.size, 0);
+  // Reference: the hour-by-hour walk (one LIST per hour folder of the range, newest first).
+  proxy.reset();
+  for (let h = WEEK_END - H; h >= WEEK_END - 7 * DAY; h -= H) {
+    for (let startAfter: string | undefined; ;) {
+      const page = await direct.list({
+        prefix: hourPrefix(prefix, h),
+        ...(startAfter ? { startAfter } : {}),
+      });
+      if (!page.nextContinuationToken) break;
+      startAfter = page.entries.at(-1)!.key;
+    }
+  }
+  const hourly = proxy.count("list");
+  direct.close();
+  const runs: { list: number; grants: number; downloaded: number; complete: boolean }[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const source = openSource(`s3://${m.bucket}/${prefix}`, {
+      endpoint: proxy.url,
+      forcePathStyle: true,
+      region: m.region,
+      credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+      cacheBytes: 0, // every run pays its own requests
+    });
+    proxy.reset();
+    const session = source.query({
+      from: WEEK_END - 7 * DAY,
+      to: WEEK_END,
+      limits: { maxGrants: 100 },
+    });
+    let r = await session.load();
+    while (!r.complete && r.stats.grantsUsed < 100) r = await session.more();
+    if (r.stats.listRequests !== proxy.count("list"))
+      throw new Error("LIST count disagrees with the proxy");
+    runs.push({
+      list: r.stats.listRequests,
+      grants: r.stats.grantsUsed,
+      downloaded: r.stats.downloadedBytes,
+      complete: r.complete,
+    });
+    source.close();
+  }
+  const r = runs.sort((a, b) => a.list - b.list)[Math.floor(runs.length / 2)]!;
+  const bound = 1.1 * hours.size + 8;
+  console.log(
+    `${label}\n  ${written.length} objects in ${hours.size} non-empty hours; 7-day load at default allowances: ` +
+      `LIST ${r.list} (bound 1.1 × ${hours.size} + 8 = ${bound.toFixed(1)}: ${r.list <= bound ? "within" : "OVER"}), ` +
+      `grants ${r.grants}${r.complete ? ", complete" : ", NOT complete"}, downloaded ${(r.downloaded / MiB).toFixed(3)} MiB of ${(needed / MiB).toFixed(3)} MiB needed (${(r.downloaded / needed).toFixed(2)}x)` +
+      `\n  reference, hour by hour: LIST ${hourly}; ratio hourly/discovery ${(hourly / r.list).toFixed(1)}x`,
+  );
+}
+
+async function weekFigures(m: RunningMinio, proxy: CountingProxy): Promise<void> {
+  console.log(
+    `\n-- week figures (issue 12 §1): range [${new Date(WEEK_END - 7 * DAY).toISOString()}, ${new Date(WEEK_END).toISOString()}); runs ${RUNS}, median LIST shown`,
+  );
+  const demo = [
+    ...demoRecords({ endMs: WEEK_END - 1, hours: 6, perHour: 1500 }),
+  ] as unknown as FixtureRecord[];
+  await weekScenario(
+    m,
+    proxy,
+    "W1: the demo workload (last 6 hours, 1,500 records/hour)",
+    "week/demo",
+    demo,
+    500,
+  );
+  const sixHours = spreadRecords(WEEK_END - 6 * H, WEEK_END, 6 * 40);
+  await weekScenario(
+    m,
+    proxy,
+    "W2: one object per hour, last 6 hours only",
+    "week/six",
+    sixHours,
+    40,
+  );
+  const full = spreadRecords(WEEK_END - 7 * DAY, WEEK_END, 168 * 5 * 20);
+  await weekScenario(m, proxy, "W3: ~5 objects in every hour of the 7 days", "week/full", full, 20);
+}
+
+/** The week scenarios end at an hour mark in the middle of a month, like "now" on a Studio load. */
+const WEEK_END = Date.UTC(2026, 10, 18, 14);
+
+async function readBench(m: RunningMinio, proxy: CountingProxy): Promise<void> {
   const t = performance.now();
   const a = await writeDays(m, "bench/app", END - 7 * DAY, END);
   console.log(
@@ -289,6 +398,13 @@ try {
   await scenario(m, proxy, "bench/app", `B: ${older}; local MinIO`);
   proxy.setDelay(LATENCY_MS);
   await scenario(m, proxy, "bench/app", `B': ${older}; ${LATENCY_MS} ms added to every request`);
+}
+
+const m = await startMinio();
+const proxy = await startCountingProxy(m.endpoint);
+try {
+  await weekFigures(m, proxy);
+  if (!args["week-only"]) await readBench(m, proxy);
 } finally {
   await proxy.close();
   await m.stop();

@@ -5,9 +5,12 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalStore } from "../src/store/local-store.js";
+import { ConsoleEcho } from "../src/logger/console-echo.js";
 import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { spreadRecords, writeV1, type FixtureRecord } from "./reader-fixtures.js";
-import { runStowage, type CliRun } from "./support/cli.js";
+import { BIN, runStowage, type CliRun } from "./support/cli.js";
+import { startFaultProxy, type FaultProxy } from "./support/fault-proxy.js";
+import { spawn } from "node:child_process";
 
 const H = 3_600_000;
 let home: string;
@@ -72,7 +75,7 @@ describe("§5.6 stowage logs against MinIO", () => {
       records.map((x) => x.seq),
     );
     expect(r.stderr).toMatch(
-      /^stowage logs: 240 records shown \(240 analysed\) · LIST [45] · GET \d+ .* grants 1\/5 · complete\n$/,
+      /^stowage logs: 240 records shown \(240 analysed\) · LIST [12] · GET \d+ .* grants 1\/5 · complete\n$/,
     );
     expect(r.stdout).not.toContain(m().secretAccessKey);
   });
@@ -248,5 +251,174 @@ describe("§5.6 stowage logs against a local-directory tree", () => {
     expect((await run(["logs", "--source", src, "--level", "loud"])).code).toBe(2);
     expect((await run(["logs", "--source", src, "--limit", "records=0"])).code).toBe(2);
     expect((await run(["logs", "--source", "ftp://x"])).code).toBe(2);
+  });
+});
+
+describe("issue 12 §3/§5: interrupts, throttling and missing stores tell the truth", () => {
+  const m = () => minio();
+  let prefix: string;
+  let proxy: FaultProxy;
+  const now = Date.now();
+  const creds = () => ({
+    AWS_ACCESS_KEY_ID: m().accessKeyId,
+    AWS_SECRET_ACCESS_KEY: m().secretAccessKey,
+  });
+  const via = (endpoint: string) => [
+    "logs",
+    "--source",
+    `s3://${m().bucket}/${prefix}`,
+    "--endpoint",
+    endpoint,
+    "--force-path-style",
+    "--region",
+    m().region,
+    "--from",
+    "3h",
+  ];
+  beforeAll(async () => {
+    prefix = uniquePrefix("cli-faults");
+    const store = minioStore();
+    await writeV1(store, prefix, spreadRecords(now - 2 * H, now - 60_000, 60), 10);
+    store.close();
+    proxy = await startFaultProxy(m().endpoint);
+  });
+  afterAll(() => proxy.close());
+
+  it("issue 12 §5 a throttling endpoint: the retry waits keep the process alive; exit 1 with what happened (never exit 13 in silence)", async () => {
+    proxy.setRule((r) => (r.kind === "list" ? "slowdown" : undefined));
+    const r = await run([...via(proxy.endpoint), "--limit", "listAttempts=3"], creds());
+    proxy.setRule(undefined);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/LIST 3 .*stopped by listAttempts/);
+    expect(r.stderr).toMatch(/storage kept failing \(LIST .*SlowDown.*\)/);
+  });
+
+  it("issue 12 §5 no credentials anywhere: says so and how to provide them, not 'access denied'", async () => {
+    const r = await run([...via(m().endpoint), "--limit", "listAttempts=2"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no credentials/i);
+    expect(r.stderr).toMatch(/AWS_ACCESS_KEY_ID|--profile/);
+    expect(r.stderr).not.toMatch(/access denied/i);
+  });
+
+  it("issue 12 §5 a closed endpoint: exit 1 and a message, not a silent exit", async () => {
+    const closed = await startFaultProxy(m().endpoint);
+    const endpoint = closed.endpoint;
+    await closed.close();
+    const r = await run([...via(endpoint), "--limit", "listAttempts=2"], creds());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/stowage logs: |stowage: /);
+    expect(r.stderr.trim().length).toBeGreaterThan(20);
+  });
+
+  it("issue 12 §3 Ctrl-C (SIGINT) stops a load stuck on a GET at once: stats line on stderr, exit 130", async () => {
+    proxy.setRule((r) => (r.kind === "get" ? "stall" : undefined));
+    const child = spawn(process.execPath, [BIN, ...via(proxy.endpoint)], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: home,
+        AWS_EC2_METADATA_DISABLED: "true",
+        NODE_NO_WARNINGS: "1",
+        ...creds(),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const code = new Promise<number | null>((resolve) => child.on("close", resolve));
+    while ((proxy.counts.get ?? 0) === 0) await new Promise((res) => setTimeout(res, 50));
+    child.kill("SIGINT");
+    expect(await code).toBe(130);
+    proxy.setRule(undefined);
+    expect(stderr).toMatch(/stowage logs: 0 records shown .*LIST 1 · GET [1-9].* · interrupted/);
+    expect(stderr).toMatch(/interrupted; the records above/);
+  });
+
+  it("issue 12 §5 the doctor hint leads somewhere: `stowage doctor --source` takes the logs flags and checks LIST and GET If-Match", async () => {
+    const src = via(m().endpoint).slice(1, -2); // --source … --region R (without --from)
+    const ok = await run(["doctor", ...src], creds());
+    expect(ok.stdout).toMatch(/\[OK\]\s+Credentials/);
+    expect(ok.stdout).toMatch(/\[OK\]\s+Source S3\(.*\) lists .*\/v1\/ in order/);
+    expect(ok.stdout).toMatch(/\[OK\]\s+GetObject If-Match \(wrong ETag answers 412\)/);
+    expect(ok.code).toBe(0);
+    const denied = await run(["doctor", ...src], {
+      AWS_ACCESS_KEY_ID: m().accessKeyId,
+      AWS_SECRET_ACCESS_KEY: "wrong-secret-789",
+    });
+    expect(denied.code).toBe(1);
+    expect(denied.stdout).toMatch(/\[FAIL\].*auth error/);
+    expect(denied.stdout + denied.stderr).not.toContain("wrong-secret-789");
+    const missing = await run(["doctor", "--source", join(tmpdir(), "stowage-no-such-store")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toMatch(/\[FAIL\].*does not exist/);
+    const hint = await run([...via(m().endpoint)], {
+      AWS_ACCESS_KEY_ID: m().accessKeyId,
+      AWS_SECRET_ACCESS_KEY: "wrong-secret-789",
+    });
+    expect(hint.stderr).toMatch(/stowage doctor --source/);
+  });
+
+  it("issue 12 §5 --source naming a missing directory, a file, or file:///missing: the store does not exist, exit 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "stowage-nostore-"));
+    const file = join(dir, "a-file");
+    writeFileSync(file, "x");
+    try {
+      for (const src of [join(dir, "no-such-dir"), pathToFileURL(join(dir, "missing")).href]) {
+        const r = await run(["logs", "--source", src, "--from", "1h"]);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(/the store .* does not exist/);
+        expect(r.stderr).not.toMatch(/complete/);
+      }
+      const f = await run(["logs", "--source", file, "--from", "1h"]);
+      expect(f.code).toBe(1);
+      expect(f.stderr).toMatch(/is a file, not a directory/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("issue 12 §4 terminal output cannot be turned against the reader", () => {
+  it("§4 the logger's pretty console echo escapes them too (stack line breaks kept)", () => {
+    let out = "";
+    const echo = new ConsoleEcho("pretty", { write: (c: string) => ((out += c), true) }, true);
+    const line = JSON.stringify({
+      timestamp: "2026-11-03T10:00:00.000Z",
+      level: "error",
+      message: "x\u001b]0;owned\u0007\rdone",
+      data: { k: "\u009b2J" },
+      error: { name: "Error", message: "m", stack: "Error: m\n    at f (a.ts:1:1)\u001b[2J" },
+    });
+    echo.echo(line, "error");
+    const body = out.replace(/\u001b\[(?:3\d|9\d|0)m/g, ""); // the echo's own level colour
+    expect(body).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(body).toContain("x\\e]0;owned\\x07\\rdone");
+    expect(body).toContain("Error: m\n    at f (a.ts:1:1)\\e[2J");
+  });
+
+  it("§4 control sequences in stored messages are printed escaped in pretty mode, raw JSON stays JSON", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "stowage-hostile-"));
+    try {
+      const now = Date.now();
+      const hostile = "pay\u001b]0;owned\u0007\u001b[2J\rfake ok\u009b31m";
+      await writeV1(
+        new LocalStore({ root: dir }),
+        "svc",
+        spreadRecords(now - 60_000, now - 1000, 1, () => ({
+          message: hostile,
+          data: { k: "\u001b[31m" },
+        })),
+        1,
+      );
+      const src = pathToFileURL(join(dir, "svc")).href;
+      const pretty = await run(["logs", "--source", src, "--from", "1h"]);
+      expect(pretty.code).toBe(0);
+      expect(pretty.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      expect(pretty.stdout).toContain("pay\\e]0;owned\\x07\\e[2J\\rfake ok\\x9b31m");
+      const json = await run(["logs", "--source", src, "--from", "1h", "--json"]);
+      expect(ndjson(json.stdout)[0]!.message).toBe(hostile);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -213,7 +213,7 @@ describe("§5.1 file:// sources (local-directory store)", () => {
     expect(s.description).toBe(`file://${join(dir, "app")}`);
     const first = await s.query({ from: BASE, to: BASE + 2 * H }).load();
     expect(first.records).toHaveLength(50);
-    expect(first.stats).toMatchObject({ listRequests: 2, getRequests: 6, complete: true }); // 25 per hour → 3 objects per hour
+    expect(first.stats).toMatchObject({ listRequests: 1, getRequests: 6, complete: true }); // one LIST of the day folder; 25 per hour → 3 objects per hour
     const second = await s.query({ from: BASE, to: BASE + 2 * H }).load();
     expect(second.stats).toMatchObject({ getRequests: 0, objectsCached: 6 });
     const bare = openSource(join(dir, "app"));

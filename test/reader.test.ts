@@ -41,7 +41,7 @@ async function drain(session: {
 }
 
 describe("§5.2 what is listed and downloaded", () => {
-  it("§5.2 lists only the range's hour prefixes, newest first; never the prefix root; prunes objects by key times; drops records outside [from,to)", async () => {
+  it("§5.2 / issue 12 §1 lists only the range's day folder (one page holds its hours); never the prefix root; prunes objects by key times; drops records outside [from,to)", async () => {
     const prefix = uniquePrefix("hours");
     const records = spreadRecords(BASE - H, BASE + 7 * H, 160); // 23:00 the day before … 06:59
     const written = await writeV1(store, prefix, records, 10);
@@ -51,15 +51,15 @@ describe("§5.2 what is listed and downloaded", () => {
 
     const from = BASE + 1.5 * H;
     const to = BASE + 4.5 * H;
-    const hours = [4, 3, 2, 1].map((h) => `${prefix}/v1/2026/03/02/0${h}/`);
-    // One request at a time: exactly these LISTs, in walk order (newest hour first).
+    const day = `${prefix}/v1/2026/03/02/`;
+    // One request at a time: one LIST of the day folder, starting at the range's first hour.
     await source(prefix, { concurrency: 1 }).query({ from, to }).load();
-    expect(proxy.listPrefixes()).toEqual(hours);
+    expect(proxy.listPrefixes()).toEqual([day]);
+    expect(proxy.requests[0]!.query.get("start-after")).toBe(`${prefix}/v1/2026/03/02/01`);
     proxy.reset();
-    // Default (LISTs and GETs sent ahead): the same requests; the walk's own LIST goes first.
+    // Default (LISTs and GETs sent ahead): the same request.
     const result = await source(prefix).query({ from, to }).load();
-    expect(proxy.listPrefixes()[0]).toBe(hours[0]);
-    expect([...proxy.listPrefixes()].sort()).toEqual([...hours].sort());
+    expect(proxy.listPrefixes()).toEqual([day]);
     for (const r of proxy.requests)
       expect(r.path.startsWith(`/${minio().bucket}/${prefix}/`) || r.kind === "list").toBe(true);
     const wanted = written.filter((o) => o.maxMs >= from && o.minMs < to).map((o) => o.key);
@@ -78,7 +78,7 @@ describe("§5.2 what is listed and downloaded", () => {
     expect(times[0]).toBeGreaterThan(times[times.length - 1]!);
     expect(result).toMatchObject({ complete: true, partial: false, cursor: null });
     expect(result.stats).toMatchObject({
-      listRequests: 4,
+      listRequests: 1,
       getRequests: wanted.length,
       grantsUsed: 1,
       complete: true,
@@ -139,15 +139,67 @@ describe("§5.2 what is listed and downloaded", () => {
     expect(proxy.count("list")).toBe(1);
   });
 
-  it("§5.2 an exact 7-day range is accepted and lists 168 hours", async () => {
+  it("§5.2 / issue 12 §1 an exact 7-day range over an empty prefix costs one month discovery LIST", async () => {
     const prefix = uniquePrefix("week");
     proxy.reset();
     const r = await source(prefix)
-      .query({ from: BASE, to: BASE + 7 * 24 * H, limits: { listAttempts: 200 } })
+      .query({ from: BASE, to: BASE + 7 * 24 * H })
       .load();
     expect(r.complete).toBe(true);
-    expect(proxy.count("list")).toBe(168);
-    expect(new Set(proxy.listPrefixes()).size).toBe(168);
+    expect(proxy.listPrefixes()).toEqual([`${prefix}/v1/2026/03/`]);
+    expect(proxy.requests[0]!.query.get("delimiter")).toBe("/");
+  });
+
+  it("issue 12 §1 a week with a few hours of data: empty days and hours cost nothing beyond discovery, newest first", async () => {
+    const prefix = uniquePrefix("sparse");
+    // Data on 03-03 (hours 05, 06) and 03-07 (hours 20, 21, 22); the range is 03-02 12:00 → 03-09 12:00.
+    const hours = [
+      BASE + 29 * H,
+      BASE + 30 * H,
+      BASE + 5 * 24 * H + 20 * H,
+      BASE + 5 * 24 * H + 21 * H,
+      BASE + 5 * 24 * H + 22 * H,
+    ];
+    const written = [];
+    for (const h of hours)
+      written.push(...(await writeV1(store, prefix, spreadRecords(h, h + H, 12), 4)));
+    proxy.reset();
+    const from = BASE + 12 * H;
+    const r = await source(prefix, { concurrency: 1 })
+      .query({ from, to: from + 7 * 24 * H })
+      .load();
+    expect(r.complete).toBe(true);
+    expect(r.records).toHaveLength(60);
+    const hourOf = r.records.map((x) => Math.floor(Date.parse(x.timestamp) / H));
+    expect(hourOf).toEqual([...hourOf].sort((a, b) => b - a)); // newest hour first, across days
+    // The month folder once (delimiter), then each non-empty day folder once.
+    expect(proxy.listPrefixes()).toEqual([
+      `${prefix}/v1/2026/03/`,
+      `${prefix}/v1/2026/03/07/`,
+      `${prefix}/v1/2026/03/03/`,
+    ]);
+    expect(proxy.getKeys(minio().bucket).sort()).toEqual(written.map((o) => o.key).sort());
+  });
+
+  it("issue 12 §1 a day cut by the page size: its later hour folders are found with one delimiter LIST, then listed newest first", async () => {
+    const prefix = uniquePrefix("cut");
+    await writeV1(store, prefix, spreadRecords(BASE, BASE + 6 * H, 120), 8); // 6 hours × ~3 objects
+    proxy.reset();
+    const r = await source(prefix, { concurrency: 1, listPageSize: 4 })
+      .query({ from: BASE, to: BASE + 6 * H })
+      .load();
+    expect(r.complete).toBe(true);
+    expect(r.records.map((x) => Number(x.seq)).sort((a, b) => a - b)).toEqual([
+      ...Array(120).keys(),
+    ]);
+    const hourOf = r.records.map((x) => Math.floor(Date.parse(x.timestamp) / H));
+    expect(hourOf).toEqual([...hourOf].sort((a, b) => b - a)); // newest hour first
+    const lists = proxy.requests.filter((q) => q.kind === "list");
+    expect(lists[0]!.query.get("prefix")).toBe(`${prefix}/v1/2026/03/02/`);
+    expect(lists[1]!.query.get("delimiter")).toBe("/");
+    const hourLists = lists.slice(2).map((q) => q.query.get("prefix"));
+    expect(hourLists[0]).toBe(`${prefix}/v1/2026/03/02/05/`); // newest hour first
+    expect(r.stats.listRequests).toBe(lists.length);
   });
 });
 
@@ -165,7 +217,11 @@ describe("§5.3 load() then more() until complete", () => {
       cacheBytes: 0,
     },
     { name: "one GET per grant", limits: { getAttempts: 1 }, cacheBytes: undefined },
-    { name: "one LIST per grant", limits: { listAttempts: 1 }, cacheBytes: undefined },
+    {
+      name: "LIST pages of 4 keys (day cut, folder discovery), one LIST per grant",
+      limits: { listAttempts: 1 },
+      listPageSize: 4,
+    },
     {
       name: "records cut, one request at a time (nothing sent ahead)",
       limits: { records: 37 },

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import { startStudio, type StudioHandle } from "../src/studio/index.js";
 import type { LoadResponse, SourceContextResponse } from "../src/studio/api-types.js";
 import { markerRecords, sampleWorkload, writeProject, LINES } from "./e2e/fixtures.js";
 import { minio, uniquePrefix } from "./support/minio.js";
+import { startFaultProxy } from "./support/fault-proxy.js";
 
 interface Reply {
   status: number;
@@ -344,6 +346,25 @@ describe("Studio source context (§5.4)", () => {
     }
   });
 
+  it("issue 12 §4 never serves a stowage config file or a credential value, whatever the mode", async () => {
+    writeFileSync(
+      join(projectDir, "stowage.config.ts"),
+      'export default {\n  s3: {\n    bucket: "b",\n    credentials: {\n      accessKeyId: "AKIAIOSFODNN7EXAMPLE",\n      secretAccessKey: "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY",\n    },\n  },\n};\n',
+    );
+    writeFileSync(
+      join(projectDir, "src/settings.ts"),
+      'export const db = {\n  password: "hunter2-do-not-leak",\n  "api_key": \'k-123456789-leak\',\n  host: "db.internal",\n};\nconst auth = `Bearer abcdefghijklmnopqrstuvwxyz0123`;\n',
+    );
+    const conf = await call(studio, "/api/source-context?caller=stowage.config.ts:5");
+    expect(conf.json).toMatchObject({ ok: false, reason: "sensitive" });
+    expect(conf.text).not.toMatch(/AKIAIOSFODNN7EXAMPLE|wJalrXUtnFEMI/);
+    const r = await call(studio, "/api/source-context?caller=src/settings.ts:2");
+    expect(r.json).toMatchObject({ ok: true, file: "src/settings.ts" });
+    expect(r.text).not.toMatch(/hunter2|k-123456789|abcdefghijklmnopqrstuvwxyz0123/);
+    expect(r.json.lines).toContain('  password: "[REDACTED]",');
+    expect(r.json.lines).toContain('  host: "db.internal",');
+  });
+
   it("§5.4 without a project every request answers no-project", async () => {
     const bare = await startStudio({ source: { url: `file://${store}` }, port: 0 });
     try {
@@ -351,6 +372,95 @@ describe("Studio source context (§5.4)", () => {
       expect(r.json).toMatchObject({ ok: false, reason: "no-project" });
     } finally {
       await bare.close();
+    }
+  });
+});
+
+describe("issue 12 §4 an oversized body", () => {
+  it("§4 a 413 answer closes the keep-alive connection (the client reads the answer, then the end, no reset)", async () => {
+    const body = "x".repeat(200_000);
+    const head =
+      `POST /api/load HTTP/1.1\r\nHost: 127.0.0.1:${studio.port}\r\nAuthorization: Bearer ${studio.token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n`;
+    const socket = connect(studio.port, "127.0.0.1");
+    let text = "";
+    let error: Error | undefined;
+    socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+    socket.on("error", (e) => (error = e));
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    socket.write(head + body);
+    await closed;
+    expect(error).toBeUndefined();
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text.toLowerCase()).toContain("connection: close");
+    expect(text).toContain("the request body is too large");
+  });
+});
+
+describe("issue 12 §3 cancellation", () => {
+  it("§3 a load whose request closes stops at once (its stalled GET is abandoned) and the next load is not refused as busy", async () => {
+    const m = minio();
+    const prefix = uniquePrefix("studio-cancel");
+    const proxy = await startFaultProxy(m.endpoint);
+    const logger = createLogger({
+      console: false,
+      destination: "s3",
+      s3: {
+        bucket: m.bucket,
+        prefix,
+        region: m.region,
+        endpoint: m.endpoint,
+        forcePathStyle: true,
+        credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+      },
+    });
+    for (let i = 0; i < 50; i++) logger.info(`cancel me ${i}`);
+    expect((await logger.close()).ok).toBe(true);
+    const s = await startStudio({
+      source: {
+        url: `s3://${m.bucket}/${prefix}`,
+        options: {
+          endpoint: proxy.endpoint,
+          region: m.region,
+          forcePathStyle: true,
+          credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+          retryBackoffMs: 1,
+        },
+      },
+      port: 0,
+    });
+    try {
+      proxy.setRule((r) => (r.kind === "get" ? "stall" : undefined));
+      const body = JSON.stringify({ from: Date.now() - HOUR, to: Date.now() + 60_000 });
+      const req = request({
+        host: "127.0.0.1",
+        port: s.port,
+        path: "/api/load",
+        method: "POST",
+        headers: {
+          host: `127.0.0.1:${s.port}`,
+          authorization: `Bearer ${s.token}`,
+          "content-type": "application/json",
+        },
+      });
+      req.on("error", () => undefined);
+      req.end(body);
+      while ((proxy.counts.get ?? 0) === 0) await new Promise((r) => setTimeout(r, 20));
+      req.destroy(); // the tab closes
+      proxy.setRule(undefined);
+      // The stalled GET would hold the grant for its 10 s timeout and its retries; aborted, it ends
+      // as soon as the server sees the close. At most a few busy answers while that propagates.
+      let again = await call(s, "/api/load", { body: JSON.parse(body) });
+      for (let i = 0; again.status === 409 && i < 20; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        again = await call(s, "/api/load", { body: JSON.parse(body) });
+      }
+      expect(again.status).toBe(200);
+      expect(again.json.records.length).toBe(50);
+      expect(proxy.counts.get).toBeGreaterThan(1);
+    } finally {
+      await s.close();
+      await proxy.close();
     }
   });
 });

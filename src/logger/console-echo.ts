@@ -4,6 +4,7 @@
  * never slows or blocks delivery (a backed-up stream drops echo lines, counted).
  */
 import type { Level } from "../record/levels.js";
+import { escapeTerminal } from "../record/terminal-safe.js";
 
 const COLORS: Record<Level, string> = {
   trace: "\x1b[90m",
@@ -59,6 +60,7 @@ export class ConsoleEcho {
     const err = r.error as { stack?: string; name?: string; message?: string } | undefined;
     const tail = err ? `\n${err.stack ?? `${err.name}: ${err.message}`}` : "";
     const head = this.color ? `${COLORS[level]}${lvl}\x1b[0m` : lvl;
-    return `${time} ${head} ${String(r.message ?? "")}${extra.length ? " " + extra.join(" ") : ""}${tail}\n`;
+    const body = `${String(r.message ?? "")}${extra.length ? " " + extra.join(" ") : ""}`;
+    return `${escapeTerminal(time)} ${head} ${escapeTerminal(body)}${escapeTerminal(tail, { keepNewlines: true })}\n`;
   }
 }

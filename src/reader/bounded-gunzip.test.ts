@@ -80,4 +80,18 @@ describe("§5.2 bounded gunzip", () => {
       }),
     ).rejects.toMatchObject({ code: "ETIMEDOUT" });
   });
+
+  it("issue 12 §5 valid members followed by garbage: every complete line is kept, the object reported corrupt", async () => {
+    const members = Buffer.concat([gzipSync("line1\nline2\n"), gzipSync("line3\nline4\n")]);
+    for (const garbage of [
+      Buffer.from("garbage!!garbage"),
+      Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3, 4, 5, 6, 7]),
+    ]) {
+      for (const size of [7, 1 << 20]) {
+        const { outcome, got } = await lines(body(Buffer.concat([members, garbage]), size));
+        expect(outcome.kind).toBe("corrupt-gzip");
+        expect(got.map((g) => g[0])).toEqual(["line1", "line2", "line3", "line4"]);
+      }
+    }
+  });
 });

@@ -6,10 +6,12 @@
  * - at most one zlib output chunk (16 KiB) plus one partial line is held beyond
  *   what the consumer has taken; compressed bytes are counted as they arrive;
  * - truncated or corrupt gzip is an outcome, not an exception; only failures of
- *   the body stream itself (network) are thrown, so the caller can retry them.
+ *   the body stream itself (network) are thrown, so the caller can retry them;
+ * - on corrupt gzip, the complete lines of the members before the fault are still
+ *   delivered (bodies up to 4 MiB compressed are kept while decoding for this).
  */
 import { Transform, type Readable } from "node:stream";
-import { createGunzip } from "node:zlib";
+import { createGunzip, inflateRawSync } from "node:zlib";
 
 export type GunzipOutcome =
   | { kind: "end" }
@@ -39,6 +41,38 @@ class CapExceeded extends Error {
 }
 
 const NEWLINE = 0x0a;
+/** Objects up to this size compressed keep their bytes while decoding, to recover a corrupt tail. */
+const RECOVER_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The output of the complete gzip members at the start of `buf` (issue 12 §5: valid
+ * members followed by garbage keep their lines). Null when not even one member decodes.
+ */
+function completeMembers(buf: Buffer, maxOutputLength: number): Buffer | null {
+  const out: Buffer[] = [];
+  let size = 0;
+  for (let off = 0; off + 18 <= buf.length && buf[off] === 0x1f && buf[off + 1] === 0x8b;) {
+    const flags = buf[off + 3]!;
+    let p = off + 10;
+    if (flags & 4) p += 2 + buf.readUInt16LE(p); // FEXTRA
+    if (flags & 8) p = buf.indexOf(0, p) + 1; // FNAME
+    if (flags & 16) p = buf.indexOf(0, p) + 1; // FCOMMENT
+    if (flags & 2) p += 2; // FHCRC
+    if (p <= off || p > buf.length) break;
+    try {
+      const r = inflateRawSync(buf.subarray(p), {
+        info: true,
+        maxOutputLength: Math.max(1, maxOutputLength - size),
+      }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+      out.push(r.buffer);
+      size += r.buffer.length;
+      off = p + r.engine.bytesWritten + 8; // CRC32 + ISIZE
+    } catch {
+      break;
+    }
+  }
+  return out.length ? Buffer.concat(out) : null;
+}
 
 /**
  * Streams `body` through gunzip and hands out lines until the end, a cap, or a stop.
@@ -56,6 +90,8 @@ export async function gunzipLines(
       code: "ECONNRESET",
     });
   let compressed = 0;
+  // Compressed bytes kept (small objects only) to recover the members before a corrupt tail.
+  let retained: Buffer[] | null = [];
   const idleMs = options.idleTimeoutMs ?? 10_000;
   const idle = setTimeout(
     () =>
@@ -70,6 +106,10 @@ export async function gunzipLines(
       idle.refresh();
       compressed += chunk.length;
       options.onCompressed?.(chunk.length);
+      if (retained) {
+        if (compressed <= RECOVER_MAX_BYTES) retained.push(chunk);
+        else retained = null;
+      }
       if (compressed > options.maxCompressedBytes)
         cb(new CapExceeded("compressed", options.maxCompressedBytes));
       else cb(null, chunk);
@@ -84,30 +124,35 @@ export async function gunzipLines(
   let decoded = 0;
   let partial: Buffer[] = [];
   let partialBytes = 0;
+  /** Splits decoded bytes into lines for the consumer; false when it said stop. */
+  const feed = (chunk: Buffer): boolean => {
+    let start = 0;
+    for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
+      const bytes = partialBytes + (nl - start) + 1;
+      let line: string;
+      if (partialBytes > 0) {
+        partial.push(chunk.subarray(start, nl));
+        line = Buffer.concat(partial).toString("utf8");
+        partial = [];
+        partialBytes = 0;
+      } else {
+        line = chunk.toString("utf8", start, nl);
+      }
+      start = nl + 1;
+      if (!options.onLine(line, bytes)) return false;
+    }
+    if (start < chunk.length) {
+      partial.push(chunk.subarray(start));
+      partialBytes += chunk.length - start;
+    }
+    return true;
+  };
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
       decoded += chunk.length;
       if (decoded > options.maxDecodedBytes)
         return { kind: "too-large", which: "decoded", limit: options.maxDecodedBytes };
-      let start = 0;
-      for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
-        const bytes = partialBytes + (nl - start) + 1;
-        let line: string;
-        if (partialBytes > 0) {
-          partial.push(chunk.subarray(start, nl));
-          line = Buffer.concat(partial).toString("utf8");
-          partial = [];
-          partialBytes = 0;
-        } else {
-          line = chunk.toString("utf8", start, nl);
-        }
-        start = nl + 1;
-        if (!options.onLine(line, bytes)) return { kind: "stopped" };
-      }
-      if (start < chunk.length) {
-        partial.push(chunk.subarray(start));
-        partialBytes += chunk.length - start;
-      }
+      if (!feed(chunk)) return { kind: "stopped" };
     }
     // A last line without its newline: v1 bodies end with "\n", but be lenient.
     if (partialBytes > 0) {
@@ -121,6 +166,12 @@ export async function gunzipLines(
     const code = (err as NodeJS.ErrnoException).code ?? "";
     if (code === "Z_BUF_ERROR") return { kind: "truncated", message: (err as Error).message };
     if (code.startsWith("Z_") || code === "ERR_ZLIB_INITIALIZATION_FAILED") {
+      // zlib drops the output of the write that met the fault: decode the complete members
+      // again from the bytes kept, and hand out the complete lines not yet delivered.
+      const kept = retained ? Buffer.concat(retained) : null;
+      const again = kept ? completeMembers(kept, options.maxDecodedBytes) : null;
+      if (again && again.length > decoded && !feed(again.subarray(decoded)))
+        return { kind: "stopped" };
       return { kind: "corrupt-gzip", message: (err as Error).message };
     }
     throw err;

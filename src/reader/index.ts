@@ -20,6 +20,7 @@ export type {
   SkippedObject,
   LoadResult,
   ReaderSession,
+  GrantCallOptions,
   Source,
 } from "./types.js";
 export type { LogRecordLike } from "./record-like.js";

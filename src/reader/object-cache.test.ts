@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ObjectCache } from "./object-cache.js";
+import { LINE_HEAP_BYTES, ObjectCache } from "./object-cache.js";
 
-const entry = (bytes: number) => ({ lines: ["x"], decodedBytes: bytes });
+const entry = (bytes: number) => ({ lines: [], decodedBytes: bytes });
 
 describe("§5.2 immutable-object cache", () => {
   it("§5.2 keyed by key + ETag: another ETag is a miss", () => {
@@ -29,5 +29,15 @@ describe("§5.2 immutable-object cache", () => {
     c.set("huge", "e", entry(251));
     expect(c.get("huge", "e")).toBeUndefined();
     expect(new ObjectCache(0).accepts(1)).toBe(false);
+  });
+
+  it("issue 12 §2 an entry costs its bytes plus LINE_HEAP_BYTES per line: short lines are bounded too", () => {
+    const c = new ObjectCache(4000);
+    const lines = Array.from({ length: 20 }, () => "{}");
+    c.set("small", "e", { lines, decodedBytes: 60 });
+    expect(c.size.bytes).toBe(60 + 20 * LINE_HEAP_BYTES);
+    const many = Array.from({ length: 30 }, () => "{}");
+    c.set("many", "e", { lines: many, decodedBytes: 90 }); // 90 decoded bytes, but 1290 held > 4000 / 4
+    expect(c.get("many", "e")).toBeUndefined();
   });
 });

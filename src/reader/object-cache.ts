@@ -4,8 +4,10 @@
  * Invariants:
  * - v1 objects are written once and never changed, so an entry keyed by the
  *   listed ETag is valid for as long as it is kept; a different ETag is a miss;
- * - the sum of entry sizes (decoded bytes) never exceeds `maxBytes`; an entry
- *   larger than a quarter of the cache is not kept (it would flush everything else).
+ * - the sum of entry costs never exceeds `maxBytes`; an entry costing more than a
+ *   quarter of the cache is not kept (it would flush everything else);
+ * - an entry costs what it holds in memory (issue 12 §2): its decoded bytes plus
+ *   LINE_HEAP_BYTES per line, so objects of very short lines (`{}`) are bounded too.
  */
 import type { SkippedObject } from "./types.js";
 
@@ -17,7 +19,25 @@ export interface CachedObject {
   readonly problem?: SkippedObject;
 }
 
-/** Default memory bound of a source's cache: 64 MiB of decoded lines. */
+/**
+ * Heap a held line costs beyond its characters: V8 string header and padding plus the
+ * array slot (~32 B measured for `{}` lines on Node 20; rounded up).
+ */
+export const LINE_HEAP_BYTES = 40;
+
+/**
+ * The most lines one cached object may hold: a writer's batch is far smaller (delivery
+ * seals at maxBatchRecords), so only hostile objects of tiny lines reach it, and for those
+ * decoding a longer tail into the cache would only make garbage.
+ */
+export const MAX_CACHED_LINES = 100_000;
+
+/** What holding `lines` lines of `decodedBytes` costs in memory. */
+export function heldCost(decodedBytes: number, lines: number): number {
+  return decodedBytes + lines * LINE_HEAP_BYTES;
+}
+
+/** Default memory bound of a source's cache: 64 MiB of held lines. */
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
@@ -36,9 +56,14 @@ export class ObjectCache {
     return this.maxBytes > 0;
   }
 
-  /** True when an object of this decoded size would be kept. */
-  accepts(decodedBytes: number): boolean {
-    return this.enabled && decodedBytes <= this.maxBytes / 4;
+  /** The most one entry may cost. */
+  get entryBudget(): number {
+    return this.enabled ? this.maxBytes / 4 : 0;
+  }
+
+  /** True when an object of this cost (decoded bytes, plus per-line heap when known) would be kept. */
+  accepts(cost: number): boolean {
+    return this.enabled && cost <= this.entryBudget;
   }
 
   get(key: string, etag: string): CachedObject | undefined {
@@ -52,22 +77,23 @@ export class ObjectCache {
   }
 
   set(key: string, etag: string, entry: CachedObject): void {
-    if (!etag || !this.accepts(entry.decodedBytes)) return;
+    if (!etag || !this.accepts(costOf(entry))) return;
     const id = cacheId(key, etag);
     const old = this.entries.get(id);
     if (old) {
-      this.bytes -= old.decodedBytes;
+      this.bytes -= costOf(old);
       this.entries.delete(id);
     }
     this.entries.set(id, entry);
-    this.bytes += entry.decodedBytes;
+    this.bytes += costOf(entry);
     for (const [oldest, value] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.entries.delete(oldest);
-      this.bytes -= value.decodedBytes;
+      this.bytes -= costOf(value);
     }
   }
 
+  /** Objects held and their cost in bytes (decoded bytes + per-line heap). */
   get size(): { objects: number; bytes: number } {
     return { objects: this.entries.size, bytes: this.bytes };
   }
@@ -77,6 +103,8 @@ export class ObjectCache {
     this.bytes = 0;
   }
 }
+
+const costOf = (e: CachedObject) => heldCost(e.decodedBytes, e.lines.length);
 
 function cacheId(key: string, etag: string): string {
   return `${etag}\u0000${key}`;

@@ -12,14 +12,13 @@
 import type { GetResult, ObjectStore } from "../store/object-store.js";
 import { classifyError } from "../store/classify-error.js";
 import { isStowageError } from "../shared/errors.js";
-import { sleep } from "../shared/abort.js";
 import { META, FORMAT_VERSION_VALUE } from "../batch/object-key.js";
 import { gunzipLines, type GunzipOutcome } from "./bounded-gunzip.js";
 import type { AheadGet } from "./get-ahead.js";
 import type { Allowance, Grant } from "./grant.js";
-import type { ObjectCache } from "./object-cache.js";
+import { heldCost, MAX_CACHED_LINES, type ObjectCache } from "./object-cache.js";
 import { OBJECT_MAX_COMPRESSED_BYTES, OBJECT_MAX_DECODED_BYTES } from "./limits.js";
-import { backoffMs, describeRetry, isRetryable, storageFailure } from "./read-errors.js";
+import { describeRetry, isRetryable, storageFailure, waitToRetry } from "./read-errors.js";
 import type { SkippedObject } from "./types.js";
 
 export interface ObjectTarget {
@@ -112,7 +111,7 @@ export async function readObject(
       const c = classifyError(err);
       if (!isRetryable(c)) throw storageFailure(err, `GET ${target.key}`, ctx.store.description);
       ctx.onRetry(describeRetry(c, `GET ${target.key}`));
-      await sleep(backoffMs(attempt, ctx.retryBackoffMs, c.kind === "throttled"), ctx.signal);
+      await waitToRetry(c, attempt, ctx.retryBackoffMs, ctx.signal);
     }
   }
 }
@@ -159,11 +158,23 @@ export async function decodeObject(
         );
   }
 
-  const lines: string[] = [];
+  // `lines` holds line `base` onwards: the whole object while it may still go to the cache
+  // (`keep`), else only the lines of the answer. A line costs its bytes plus LINE_HEAP_BYTES:
+  // once the cache could not take the object, lines past the records cut are not decoded,
+  // whatever its `decoded-bytes` metadata said (issue 12 §2).
+  let keep = ctx.cache.accepts(Number.isFinite(declared) ? declared : 0);
+  let lines: string[] = [];
+  let base = keep ? 0 : startLine;
+  let index = 0;
   let cutAt: number | null = null;
   let outOfDecoded = false;
   let decoded = 0;
-  const tailForCache = ctx.cache.accepts(Number.isFinite(declared) ? declared : 0);
+  const stopKeeping = (): void => {
+    keep = false;
+    const drop = Math.min(lines.length, Math.max(0, startLine - base));
+    lines = lines.slice(drop);
+    base = Number.isFinite(startLine) ? Math.max(base, startLine) : index;
+  };
   const outcome: GunzipOutcome = await gunzipLines(res.body, {
     maxCompressedBytes: Math.min(OBJECT_MAX_COMPRESSED_BYTES, grant.remaining("downloadBytes")),
     maxDecodedBytes: OBJECT_MAX_DECODED_BYTES,
@@ -177,15 +188,16 @@ export async function decodeObject(
       grant.charge("decodedBytes", bytes);
       decoded += bytes;
       if (line.trim() === "") return true;
-      if (
-        cutAt === null &&
-        lines.length >= startLine &&
-        lines.length - startLine >= grant.remaining("records")
-      ) {
-        cutAt = lines.length;
-        if (!tailForCache) return false; // keep reading only to fill the cache
+      const i = index++;
+      if (cutAt === null && i >= startLine && i - startLine >= grant.remaining("records")) {
+        cutAt = i;
+        if (!keep) return false;
       }
-      lines.push(line);
+      if (keep && (i >= MAX_CACHED_LINES || heldCost(decoded, i + 1) > ctx.cache.entryBudget)) {
+        stopKeeping();
+        if (cutAt !== null || !Number.isFinite(startLine)) return false; // only the cache wanted the rest
+      }
+      if (keep || i >= startLine) lines.push(line);
       return true;
     },
   });
@@ -197,7 +209,7 @@ export async function decodeObject(
       ? {
           key: target.key,
           reason: outcome.kind,
-          detail: `${outcome.message}; ${lines.length} complete lines recovered`,
+          detail: `${outcome.message}; ${index} complete lines recovered`,
         }
       : undefined;
   if (outcome.kind === "too-large") {
@@ -221,18 +233,18 @@ export async function decodeObject(
       `needs more than the grant's decoded allowance of ${mib(grant.limits.decodedBytes)}; raise limits.decodedBytes`,
     );
   }
-  if (finished)
+  if (finished && keep)
     ctx.cache.set(target.key, target.etag, {
       lines,
       decodedBytes: decoded,
       ...(problem ? { problem } : {}),
     });
-  if (cutAt !== null) {
-    const got = lines.slice(startLine, cutAt);
-    chargeRecords(grant, got.length);
-    return { lines: got, next: cutAt, by: "records" };
-  }
-  return takeRecords(grant, lines, startLine, problem, false);
+  if (!Number.isFinite(startLine)) return { lines: [], next: null };
+  const got = lines.slice(startLine - base, (cutAt ?? index) - base);
+  chargeRecords(grant, got.length);
+  if (cutAt !== null) return { lines: got, next: cutAt, by: "records" };
+  grant.progressed = true;
+  return { lines: got, next: null, ...(problem ? { problem } : {}), cached: false };
 }
 
 /** Returns lines from `startLine` up to the records allowance, charging them. */

@@ -1,24 +1,39 @@
 /**
  * Reader failures and retries: which storage errors end a load (with a message
- * that says what to do), which are retried, and how long to wait between attempts.
+ * that says what to do); retries wait through the one retry policy (store/retry-policy.ts).
  */
 import { classifyError, type ClassifiedError } from "../store/classify-error.js";
+import { isRetryable, retryDelayMs, type RetryPolicyOptions } from "../store/retry-policy.js";
+import { sleep } from "../shared/abort.js";
 import { isStowageError, StowageError } from "../shared/errors.js";
 
-const DOCTOR = "run `stowage doctor` to check credentials, bucket, region and endpoint";
+const DOCTOR =
+  "run `stowage doctor --source` with the same URL and flags to check credentials, bucket, region, endpoint and the reader's capabilities";
 
-/** True for errors worth another attempt (throttling, 5xx, resets, timeouts). */
-export function isRetryable(c: ClassifiedError): boolean {
-  return c.kind === "retryable" || c.kind === "throttled";
+export { isRetryable };
+
+/** The reader's use of the one retry policy: attempts are bounded by the grant, not here. */
+export function readerRetryPolicy(baseMs: number): RetryPolicyOptions {
+  return {
+    maxAttempts: Number.POSITIVE_INFINITY,
+    initialBackoffMs: baseMs,
+    maxBackoffMs: 2_000,
+    throttleFactor: 4,
+  };
 }
 
 /**
- * Wait before attempt `attempt + 1` (attempt ≥ 1): exponential from `baseMs`,
- * four times longer when throttled, capped at 2 s, half of it jittered.
+ * Waits before the attempt after `attempt` failed with `c` (store/retry-policy.ts:
+ * full jitter, longer when throttled, the server's Retry-After honoured), aborting with `signal`.
+ * @example await waitToRetry(classified, attempt, ctx.retryBackoffMs, ctx.signal);
  */
-export function backoffMs(attempt: number, baseMs: number, throttled: boolean): number {
-  const d = Math.min(2_000, baseMs * (throttled ? 4 : 1) * 2 ** Math.max(0, attempt - 1));
-  return Math.round(d / 2 + (Math.random() * d) / 2);
+export function waitToRetry(
+  c: ClassifiedError,
+  attempt: number,
+  baseMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  return sleep(retryDelayMs(readerRetryPolicy(baseMs), attempt, c), signal);
 }
 
 /**
@@ -26,11 +41,20 @@ export function backoffMs(attempt: number, baseMs: number, throttled: boolean): 
  * specific message (never a secret: messages come from the provider's error code).
  */
 export function storageFailure(err: unknown, what: string, where: string): StowageError {
-  if (isStowageError(err, "aborted", "usage", "config", "policy")) return err;
+  if (isStowageError(err, "aborted", "usage", "config", "policy", "credentials")) return err;
   const c = classifyError(err);
   const base = `${what} on ${where} failed`;
   switch (c.category) {
     case "auth":
+      if (noCredentials(err, c.code))
+        return new StowageError(
+          "credentials",
+          `${base}: no credentials: none were found in the environment (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY), a profile (--profile or AWS_PROFILE), the shared credentials file, or an instance/container role`,
+          {
+            cause: err,
+            hint: "export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, pass --profile NAME, or name the variables with --access-key-env/--secret-key-env (docs/credentials.md)",
+          },
+        );
       return new StowageError(
         "storage",
         `${base}: access denied (${c.code}); the credentials are missing, wrong, expired, or not allowed to list/read this prefix`,
@@ -66,4 +90,10 @@ export function storageFailure(err: unknown, what: string, where: string): Stowa
 /** A short description of a retried error for `lastError` (code and status only). */
 export function describeRetry(c: ClassifiedError, what: string): string {
   return `${what}: ${c.code}${c.status ? ` (HTTP ${c.status})` : ""}`;
+}
+
+/** True when the SDK found no credentials at all (as opposed to credentials that were refused). */
+function noCredentials(err: unknown, code: string): boolean {
+  const name = (err as { name?: unknown } | null)?.name;
+  return code === "CredentialsProviderError" || name === "CredentialsProviderError";
 }

@@ -12,10 +12,13 @@
  *   did not reach are finished into the object cache (get-ahead.ts), so the next
  *   grant does not pay for them again;
  * - at most `maxGrants` grants per session; `load()` starts the session over;
- * - calls are serialised: a `more()` issued during a `load()` runs after it.
+ * - calls are serialised: a `more()` issued during a `load()` runs after it;
+ * - an aborted grant (query signal or the call's) stops its LISTs/GETs at once and keeps
+ *   the attempts it sent charged; its records are dropped, so only `load()` may follow.
  */
 import type { ObjectStore } from "../store/object-store.js";
 import { throwIfAborted } from "../shared/abort.js";
+import { StowageError } from "../shared/errors.js";
 import { dropAhead, finishAhead, startAhead, type AheadGet } from "./get-ahead.js";
 import { emptyStats, Grant, type SessionStats } from "./grant.js";
 import { HourWalk, type WalkEnv } from "./hour-walk.js";
@@ -26,6 +29,7 @@ import { parseLines } from "./parse-records.js";
 import type { LogRecordLike } from "./record-like.js";
 import { hoursNewestFirst, resolveRange, type TimeRange } from "./time-range.js";
 import type {
+  GrantCallOptions,
   GrantLimits,
   LoadResult,
   QueryOptions,
@@ -55,6 +59,8 @@ export class QuerySession implements ReaderSession {
   private done = false;
   private current: SessionStats;
   private chain: Promise<unknown> = Promise.resolve();
+  /** Set when a grant was aborted: its records were never returned, so only load() may follow. */
+  private interrupted = false;
 
   constructor(
     private readonly ctx: SessionContext,
@@ -70,8 +76,9 @@ export class QuerySession implements ReaderSession {
   }
 
   /** The first grant; on a session already loaded, starts it over from the newest hour. */
-  load(): Promise<LoadResult> {
+  load(call: GrantCallOptions = {}): Promise<LoadResult> {
     return this.serial(() => {
+      this.interrupted = false;
       this.walk = new HourWalk(
         this.ctx.prefix,
         hoursNewestFirst(this.range),
@@ -81,14 +88,19 @@ export class QuerySession implements ReaderSession {
       this.line = 0;
       this.done = false;
       this.current = emptyStats(this.limits.maxGrants);
-      return this.grant();
+      return this.grant(call.signal);
     });
   }
 
   /** One more grant from the cursor; nothing (and no request) once complete or out of grants. */
-  more(): Promise<LoadResult> {
-    if (!this.walk) return this.load();
+  more(call: GrantCallOptions = {}): Promise<LoadResult> {
+    if (!this.walk) return this.load(call);
     return this.serial(async () => {
+      if (this.interrupted)
+        throw new StowageError(
+          "aborted",
+          "the previous grant of this session was aborted, so its cursor is lost; call load() to start over",
+        );
       if (this.done) return this.result([], [], undefined);
       if (this.current.grantsUsed >= this.limits.maxGrants) {
         this.current.stoppedBy = "maxGrants";
@@ -99,7 +111,7 @@ export class QuerySession implements ReaderSession {
           `all ${this.limits.maxGrants} grants of this session are used; narrow the range or filters, or start a new query`,
         );
       }
-      return this.grant();
+      return this.grant(call.signal);
     });
   }
 
@@ -109,9 +121,9 @@ export class QuerySession implements ReaderSession {
     return next;
   }
 
-  private async grant(): Promise<LoadResult> {
+  private async grant(callSignal: AbortSignal | undefined): Promise<LoadResult> {
     const walk = this.walk!;
-    const { signal } = this.options;
+    const signal = anySignal(this.options.signal, callSignal);
     const store = await this.ctx.store();
     const grant = new Grant(this.limits, this.current);
     this.current.grantsUsed++;
@@ -158,7 +170,7 @@ export class QuerySession implements ReaderSession {
           // The object about to be read is requested first, so work ahead never starves it.
           if (!target.ahead && !this.ctx.cache.get(target.key, target.etag))
             target.ahead = startAhead(store, target, grant, signal) ?? undefined;
-          this.getAhead(store, grant, ahead);
+          this.getAhead(store, grant, ahead, signal);
           walk.listAhead(ahead, env);
         }
         let taken = target.ahead;
@@ -193,6 +205,9 @@ export class QuerySession implements ReaderSession {
         }
       }
       ended = true;
+    } catch (err) {
+      if (signal?.aborted) this.interrupted = true; // records read by this grant are dropped with it
+      throw err;
     } finally {
       await this.settle(
         grant,
@@ -204,7 +219,12 @@ export class QuerySession implements ReaderSession {
   }
 
   /** Sends GETs for the next objects of the walk (after the one being read), across hours already listed. */
-  private getAhead(store: ObjectStore, grant: Grant, n: number): void {
+  private getAhead(
+    store: ObjectStore,
+    grant: Grant,
+    n: number,
+    signal: AbortSignal | undefined,
+  ): void {
     const walk = this.walk!;
     // Decoded bytes per downloaded byte seen so far: GETs ahead stop where the grant's
     // decoded allowance would likely run out first (they would be dropped, then paid again).
@@ -218,7 +238,7 @@ export class QuerySession implements ReaderSession {
         expected += ratio * obj.size;
         if (expected > grant.remaining("decodedBytes")) return;
         if (obj.ahead || this.ctx.cache.get(obj.key, obj.etag)) continue;
-        const sent = startAhead(store, obj, grant, this.options.signal);
+        const sent = startAhead(store, obj, grant, signal);
         if (!sent) return;
         obj.ahead = sent;
       }
@@ -275,4 +295,12 @@ export class QuerySession implements ReaderSession {
       ...(notice ? { notice } : {}),
     };
   }
+}
+
+/** The query's signal and the call's, as one (either aborts the grant). */
+function anySignal(
+  a: AbortSignal | undefined,
+  b: AbortSignal | undefined,
+): AbortSignal | undefined {
+  return a && b ? AbortSignal.any([a, b]) : (a ?? b);
 }

@@ -6,6 +6,7 @@
  * Invariants: one object cache per source, shared by its sessions; `description`
  * never contains credentials.
  */
+import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { normalizePrefix } from "../batch/object-key.js";
@@ -161,10 +162,28 @@ export function openSource(url: string, options: OpenSourceOptions = {}): Source
   }
   const root = localRoot(text, options.cwd);
   const open = async () => {
+    await checkLocalRoot(root);
     const { LocalStore } = await import("../store/local-store.js");
     return new LocalStore({ root });
   };
   return new StoreSource(`file://${root}`, open, true, tune);
+}
+
+/** A missing local store is an error, not an empty answer (issue 12 §5). Checked on the first load, not at open. */
+async function checkLocalRoot(root: string): Promise<void> {
+  let st;
+  try {
+    st = await stat(root);
+  } catch (err) {
+    throw new StowageError("storage", `the store ${root} does not exist`, {
+      cause: err,
+      hint: "pass the directory that holds v1/ (the demo writes .stowage/demo/store), or an s3:// URL",
+    });
+  }
+  if (!st.isDirectory())
+    throw new StowageError("storage", `the store ${root} is a file, not a directory`, {
+      hint: "pass the directory that holds v1/, not a file inside it",
+    });
 }
 
 function localRoot(text: string, cwd: string | undefined): string {

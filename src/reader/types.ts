@@ -95,9 +95,15 @@ export interface LoadResult {
   notice?: string;
 }
 
+/** Per-call options of `load()` / `more()`. */
+export interface GrantCallOptions {
+  /** Aborts this grant (with the query's own signal, whichever fires first): its LISTs/GETs stop at once. */
+  signal?: AbortSignal;
+}
+
 export interface ReaderSession {
-  load(): Promise<LoadResult>;
-  more(): Promise<LoadResult>;
+  load(options?: GrantCallOptions): Promise<LoadResult>;
+  more(options?: GrantCallOptions): Promise<LoadResult>;
   readonly stats: ReadStats;
 }
 

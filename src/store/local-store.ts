@@ -267,19 +267,28 @@ export class LocalStore implements ObjectStore {
       ? Buffer.from(options.continuationToken, "base64url").toString("utf8")
       : (options.startAfter ?? "");
     const dirKey = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "";
-    const keys: string[] = [];
+    const keys = new Set<string>();
+    const cut = options.delimiter;
     await this.walk(
       dirKey,
       (k) => {
-        if (k.startsWith(prefix) && Buffer.compare(Buffer.from(k), Buffer.from(after)) > 0)
-          keys.push(k);
+        if (!k.startsWith(prefix)) return;
+        // With a delimiter, a key below the next delimiter is rolled up into its folder (S3 semantics).
+        const at = cut ? k.indexOf(cut, prefix.length) : -1;
+        const item = at === -1 ? k : k.slice(0, at + cut!.length);
+        if (Buffer.compare(Buffer.from(item), Buffer.from(after)) > 0) keys.add(item);
       },
       options.signal,
     );
-    keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    const page = keys.slice(0, maxKeys);
+    const sorted = [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const page = sorted.slice(0, maxKeys);
     const entries: ListEntry[] = [];
+    const commonPrefixes: string[] = [];
     for (const key of page) {
+      if (cut && key.endsWith(cut) && key.length > prefix.length) {
+        commonPrefixes.push(key);
+        continue;
+      }
       const st = await stat(this.pathOf(key));
       const side = await this.readSidecar(this.pathOf(key));
       entries.push({
@@ -292,7 +301,8 @@ export class LocalStore implements ObjectStore {
     const last = page[page.length - 1];
     return {
       entries,
-      ...(keys.length > maxKeys && last
+      ...(cut ? { commonPrefixes } : {}),
+      ...(sorted.length > maxKeys && last
         ? { nextContinuationToken: Buffer.from(last).toString("base64url") }
         : {}),
     };

@@ -118,6 +118,25 @@ export function runObjectStoreContract(
       expect(partial.entries.every((e) => e.size > 0 && e.etag.length > 0)).toBe(true);
     });
 
+    it('§2.4 list with delimiter "/" rolls keys up into folders (issue 12 §1 discovery)', async () => {
+      const { store, prefix } = await make();
+      for (const n of ["d/01/a", "d/01/b", "d/07/a", "d/x", "d/23/z/y"])
+        await store.put(`${prefix}/${n}`, n);
+      const page = await store.list({ prefix: `${prefix}/d/`, delimiter: "/" });
+      expect(page.commonPrefixes).toEqual([
+        `${prefix}/d/01/`,
+        `${prefix}/d/07/`,
+        `${prefix}/d/23/`,
+      ]);
+      expect(page.entries.map((e) => e.key)).toEqual([`${prefix}/d/x`]);
+      const later = await store.list({
+        prefix: `${prefix}/d/`,
+        delimiter: "/",
+        startAfter: `${prefix}/d/010`,
+      });
+      expect(later.commonPrefixes).toEqual([`${prefix}/d/07/`, `${prefix}/d/23/`]);
+    });
+
     it("missing keys: get/head are `not-found`, delete succeeds, a deleted key is gone", async () => {
       const { store, prefix } = await make();
       await expectCode(store.get(`${prefix}/nope`), "not-found");

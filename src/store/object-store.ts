@@ -72,6 +72,8 @@ export interface ListOptions {
   continuationToken?: string;
   /** At most this many keys in the page (S3 caps at 1000). */
   maxKeys?: number;
+  /** Roll keys up to their next `delimiter` ("/"): the folders below `prefix` come back in `commonPrefixes`. */
+  delimiter?: string;
   signal?: AbortSignal;
 }
 
@@ -84,6 +86,8 @@ export interface ListEntry {
 
 export interface ListPage {
   entries: ListEntry[];
+  /** With `delimiter`: the folder prefixes (each ending with the delimiter), in order. */
+  commonPrefixes?: string[];
   /** Present when more keys follow; pass back as `continuationToken`. */
   nextContinuationToken?: string;
 }

@@ -234,6 +234,7 @@ export class S3Store implements ObjectStore {
           ...(options.startAfter ? { StartAfter: options.startAfter } : {}),
           ...(options.continuationToken ? { ContinuationToken: options.continuationToken } : {}),
           ...(options.maxKeys ? { MaxKeys: options.maxKeys } : {}),
+          ...(options.delimiter ? { Delimiter: options.delimiter } : {}),
         }),
         { abortSignal },
       ),
@@ -245,6 +246,9 @@ export class S3Store implements ObjectStore {
         etag: c.ETag ?? "",
         lastModified: c.LastModified ?? new Date(0),
       })),
+      ...(options.delimiter
+        ? { commonPrefixes: (res.CommonPrefixes ?? []).map((c) => c.Prefix ?? "") }
+        : {}),
       ...(res.IsTruncated && res.NextContinuationToken
         ? { nextContinuationToken: res.NextContinuationToken }
         : {}),

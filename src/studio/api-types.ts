@@ -87,7 +87,14 @@ export interface ApiError {
 }
 
 export type SourceContextReason =
-  "no-project" | "outside-project" | "not-found" | "not-source" | "too-large" | "no-caller";
+  | "no-project"
+  | "outside-project"
+  | "not-found"
+  | "not-source"
+  | "too-large"
+  | "no-caller"
+  /** A stowage config file: it may hold credentials, so it is never shown. */
+  | "sensitive";
 
 /** GET /api/source-context?caller=path:line (or &stack=…). */
 export type SourceContextResponse =

@@ -14,8 +14,14 @@ import { apiError, type MappedError } from "./api-errors.js";
 
 /** Thrown (as a value) for refusals that map to an API error without touching storage. */
 export class Refusal extends Error {
-  constructor(readonly mapped: MappedError) {
+  /** True when the answer must close the connection (a request body left unread). */
+  readonly closeConnection: boolean;
+  constructor(
+    readonly mapped: MappedError,
+    options: { closeConnection?: boolean } = {},
+  ) {
     super(mapped.body.error.message);
+    this.closeConnection = options.closeConnection ?? false;
   }
 }
 
@@ -103,33 +109,33 @@ export class LoadController {
   ) {}
 
   /** Starts a new session over `[from, to)` and runs its first grant. */
-  async load(fromIn: unknown, toIn: unknown): Promise<LoadResponse> {
+  async load(fromIn: unknown, toIn: unknown, signal?: AbortSignal): Promise<LoadResponse> {
     const { from, to } = checkRange(fromIn, toIn);
-    return this.exclusive(async () => {
+    return this.exclusive(signal, async () => {
       const session = this.source.query({ from, to, limits: this.limits });
       const current: Current = { id: this.nextId++, from, to, session, refreshes: [] };
       this.current = current;
-      const result = await session.load();
+      const result = await session.load(signal ? { signal } : {});
       return this.response(current, "load", result.records, null, result.stats, result);
     });
   }
 
   /** Resumes the current session exactly where its last grant stopped. */
-  async more(loadId: unknown): Promise<LoadResponse> {
+  async more(loadId: unknown, signal?: AbortSignal): Promise<LoadResponse> {
     const current = this.currentFor(loadId);
     if (current.session.stats.complete) {
       throw new Refusal(apiError(409, "allowance", "everything in this range is already loaded"));
     }
     this.checkGrants(current);
-    return this.exclusive(async () => {
+    return this.exclusive(signal, async () => {
       const before = { ...current.session.stats };
-      const result = await current.session.more();
+      const result = await current.session.more(signal ? { signal } : {});
       return this.response(current, "more", result.records, before, result.stats, result);
     });
   }
 
   /** Re-reads the current hour (one grant) for auto-refresh; only after the range is complete. */
-  async refresh(loadId: unknown): Promise<LoadResponse> {
+  async refresh(loadId: unknown, signal?: AbortSignal): Promise<LoadResponse> {
     const current = this.currentFor(loadId);
     if (!current.session.stats.complete) {
       throw new Refusal(
@@ -142,11 +148,11 @@ export class LoadController {
       );
     }
     this.checkGrants(current);
-    return this.exclusive(async () => {
+    return this.exclusive(signal, async () => {
       const to = Math.max(this.now() + 1, current.to);
       const from = Math.max(current.from, Math.floor((to - REFRESH_LOOKBACK_MS) / HOUR) * HOUR);
       const session = this.source.query({ from, to, limits: { ...this.limits, maxGrants: 1 } });
-      const result = await session.load();
+      const result = await session.load(signal ? { signal } : {});
       current.refreshes.push(result.stats);
       current.to = to;
       const res = this.response(current, "refresh", result.records, null, result.stats, result);
@@ -223,7 +229,11 @@ export class LoadController {
     };
   }
 
-  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one grant at a time. A grant aborted by its request (the tab closed) ends at once and
+   * frees the controller; its session lost the records it read, so the page must load again.
+   */
+  private async exclusive<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
     if (this.busy)
       throw new Refusal(
         apiError(409, "busy", "a load is already running", "wait for it to finish"),
@@ -231,6 +241,9 @@ export class LoadController {
     this.busy = true;
     try {
       return await fn();
+    } catch (err) {
+      if (signal?.aborted) this.current = null;
+      throw err;
     } finally {
       this.busy = false;
     }

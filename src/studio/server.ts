@@ -33,6 +33,8 @@ export interface StudioServerOptions {
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
+/** A refused body is read and dropped up to this size before the socket is cut. */
+const DRAIN_BYTES = 8 * 1024 * 1024;
 
 /** Creates (does not start) the server; `port` is read from the socket once it listens. */
 export function createStudioServer(options: StudioServerOptions): Server {
@@ -91,6 +93,13 @@ export function createStudioServer(options: StudioServerOptions): Server {
     const guard = checkOrigin(req, hosts) ?? checkToken(req, options.token);
     if (guard) return fail(res, guard);
     const route = `${req.method ?? "GET"} ${url.pathname}`;
+    // Aborted when the client goes away before the answer (tab closed, fetch aborted), so
+    // the grant stops its LISTs/GETs at once instead of running to its end (issue 12 §3).
+    const gone = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    const { signal } = gone;
     try {
       switch (route) {
         case "GET /api/info":
@@ -108,17 +117,20 @@ export function createStudioServer(options: StudioServerOptions): Server {
           });
         case "POST /api/load": {
           const body = await readJson(req);
-          return sendJson(res, { status: 200, body: await controller.load(body.from, body.to) });
+          return sendJson(res, {
+            status: 200,
+            body: await controller.load(body.from, body.to, signal),
+          });
         }
         case "POST /api/more":
           return sendJson(res, {
             status: 200,
-            body: await controller.more((await readJson(req)).loadId),
+            body: await controller.more((await readJson(req)).loadId, signal),
           });
         case "POST /api/refresh":
           return sendJson(res, {
             status: 200,
-            body: await controller.refresh((await readJson(req)).loadId),
+            body: await controller.refresh((await readJson(req)).loadId, signal),
           });
         default:
           return fail(res, {
@@ -128,7 +140,10 @@ export function createStudioServer(options: StudioServerOptions): Server {
           });
       }
     } catch (err) {
-      if (err instanceof Refusal) return sendJson(res, err.mapped);
+      if (err instanceof Refusal) {
+        if (err.closeConnection) res.setHeader("connection", "close");
+        return sendJson(res, err.mapped);
+      }
       const mapped = mapLoadError(err, {
         source: options.source.description,
         doctorCommand: options.doctorCommand,
@@ -165,20 +180,42 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
       apiError(415, "bad-request", "POST bodies must be JSON (content-type: application/json)"),
     );
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES)
-      throw new Refusal(apiError(413, "bad-request", "the request body is too large"));
-    chunks.push(chunk as Buffer);
-  }
+  const body = await readBody(req);
   try {
-    const value = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as unknown;
+    const value = JSON.parse(body.toString("utf8") || "{}") as unknown;
     if (value && typeof value === "object" && !Array.isArray(value))
       return value as Record<string, unknown>;
   } catch {
     /* fall through */
   }
   throw new Refusal(apiError(400, "bad-request", "the request body is not a JSON object"));
+}
+
+/**
+ * The body up to MAX_BODY_BYTES; past it, a 413 that closes the connection (issue 12 §4):
+ * the rest is drained (up to DRAIN_BYTES, then the socket is cut) rather than left unread,
+ * so the client receives the answer instead of a reset, and no keep-alive socket stalls.
+ */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      if (size > DRAIN_BYTES) return void req.socket.destroy();
+      if (refused) return; // draining
+      refused = true;
+      chunks.length = 0;
+      reject(
+        new Refusal(apiError(413, "bad-request", "the request body is too large"), {
+          closeConnection: true,
+        }),
+      );
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(Buffer.concat(chunks)));
+    req.once("error", reject);
+  });
 }

@@ -4,12 +4,14 @@
  *
  * Invariants: only regular files whose real path (symlinks resolved) lies inside
  * the project's real path are read; only source extensions; at most `maxBytes`;
- * every refusal is a typed reason, never an exception.
+ * every refusal is a typed reason, never an exception; stowage config files are
+ * refused and sensitive values scrubbed in every mode (source-scrub.ts).
  */
 import { realpath, readFile, stat } from "node:fs/promises";
 import { extname, isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SourceContextResponse } from "./api-types.js";
+import { isStowageConfigFile, scrubSourceLines } from "./source-scrub.js";
 
 const LANGUAGES: Readonly<Record<string, string>> = {
   ".ts": "typescript",
@@ -172,6 +174,12 @@ async function readLocation(
       detail: `${relative(project, wanted)} is a symlink that leads outside the project`,
     };
   }
+  if (isStowageConfigFile(wanted) || isStowageConfigFile(real))
+    return {
+      ok: false,
+      reason: "sensitive",
+      detail: `${relative(project, wanted)} is a stowage config file; it may hold credentials, so it is never shown`,
+    };
   const language = LANGUAGES[extname(real).toLowerCase()];
   if (!language)
     return {
@@ -208,7 +216,7 @@ async function readLocation(
     file: relative(project, wanted).split(sep).join("/"),
     line: loc.line,
     startLine: start,
-    lines: all.slice(start - 1, end),
+    lines: scrubSourceLines(all.slice(start - 1, end)),
     language,
   };
 }

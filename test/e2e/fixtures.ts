@@ -89,6 +89,8 @@ export function sampleWorkload(
           ...base.data,
           method,
           path,
+          // Some frameworks log the route with its method ("GET /orders/:id"): shown once (issue 12 §6).
+          ...(i % 3 === 0 ? { route: `${method} ${route}` } : {}),
           status,
           durationMs,
           userId: `u_${Math.floor(rand() * 300)}`,

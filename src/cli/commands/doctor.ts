@@ -10,6 +10,7 @@ import type { Command } from "commander";
 import { StowageError } from "../../shared/errors.js";
 import type { ExportDoctorHook } from "../../doctor/types.js";
 import type { CliIo, SetExitCode } from "../io.js";
+import type { SourceCheckOptions } from "../../doctor/source-checks.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -63,6 +64,16 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       "also probe provider capabilities for export destinations (always on for logs)",
     )
     .option("--timeout-ms <ms>", "timeout per storage request", "5000")
+    // --- reader source checks (issue 12 §5): the source flags of `logs`/`studio` ---
+    .option("--source <url>", "check what `stowage logs`/`studio` need on this source (read-only)")
+    .option("--region <region>", "S3 region (with --source)")
+    .option("--endpoint <url>", "S3-compatible endpoint (with --source)")
+    .option("--force-path-style", "path-style S3 URLs, for MinIO (with --source)")
+    .option("--profile <name>", "AWS shared config profile (with --source)")
+    .option("--access-key-env <NAME>", "variable holding the access key id (with --source)")
+    .option("--secret-key-env <NAME>", "variable holding the secret access key (with --source)")
+    .option("--session-token-env <NAME>", "variable holding a session token (with --source)")
+    // --- end reader source checks ---
     .action(
       async (opts: {
         config: string[];
@@ -70,10 +81,12 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         trustEndpoint: string[];
         capabilities?: boolean;
         timeoutMs: string;
+        source?: string; // issue 12 §5
       }) => {
         const timeoutMs = Number(opts.timeoutMs);
         if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
           throw new StowageError("usage", "--timeout-ms must be a positive integer");
+        if (opts.source !== undefined) return sourceDoctor(opts, io, setExit, timeoutMs); // issue 12 §5
         const files = configFiles(opts.config, io.cwd);
         const { loadDoctorPlan, runDoctor, formatReport } = await import("../../doctor/index.js");
         const exportHook = await loadExportHook();
@@ -96,3 +109,29 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       },
     );
 }
+
+// --- reader source checks (issue 12 §5) ---
+/** `stowage doctor --source URL …`: the reader's read-only checks (doctor/source-checks.ts). */
+async function sourceDoctor(
+  opts: { source?: string; json?: boolean; trustEndpoint: string[] } & Omit<
+    SourceCheckOptions,
+    "env" | "cwd" | "requestTimeoutMs" | "signal" | "trustedHosts"
+  >,
+  io: CliIo,
+  setExit: SetExitCode,
+  timeoutMs: number,
+): Promise<void> {
+  const { checkSource } = await import("../../doctor/source-checks.js");
+  const { formatReport } = await import("../../doctor/index.js");
+  const report = await checkSource(opts.source ?? "", {
+    ...opts,
+    trustedHosts: opts.trustEndpoint,
+    env: io.env,
+    cwd: io.cwd,
+    requestTimeoutMs: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs * 10),
+  });
+  io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  setExit(report.ok ? 0 : 1);
+}
+// --- end reader source checks ---

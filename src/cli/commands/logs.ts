@@ -2,13 +2,14 @@
  * `stowage logs` (SPEC §5.6): the bounded reader in the terminal. Pretty lines
  * or NDJSON (`--json`) on stdout, one stats line (and skipped objects) on stderr;
  * `--more N` spends up to N further grants. Exit 2 on a bad range or usage,
- * 1 when storage fails (with what to do next).
+ * 1 when storage fails (with what to do next), 130 on Ctrl-C (after the stats line).
  */
 import type { Command } from "commander";
 import { LEVEL_ALIASES, LEVEL_VALUES, parseLevel, type Level } from "../../record/levels.js";
-import { StowageError } from "../../shared/errors.js";
+import { isStowageError, StowageError } from "../../shared/errors.js";
+import { escapeTerminal } from "../../record/terminal-safe.js";
 import { formatBytes, parseBytes } from "../../shared/bytes.js";
-import type { LoadResult, LogRecordLike } from "../../reader/index.js";
+import type { LoadResult, LogRecordLike, ReadStats } from "../../reader/index.js";
 import type { CliIo, SetExitCode } from "../io.js";
 import {
   addSourceFlags,
@@ -83,9 +84,21 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         env: io.env,
         cwd: io.cwd,
       });
+      // Ctrl-C aborts the grant in flight (its LISTs/GETs stop at once); what was printed
+      // stays, the stats line says what was spent, exit 130 (issue 12 §3).
+      const interrupt = new AbortController();
+      const onSigint = () => interrupt.abort();
+      process.once("SIGINT", onSigint);
+      const session = source.query({
+        from,
+        to,
+        limits,
+        signal: interrupt.signal,
+        ...(filter ? { filter } : {}),
+      });
+      let result: LoadResult | undefined;
       try {
-        const session = source.query({ from, to, limits, ...(filter ? { filter } : {}) });
-        let result = await session.load();
+        result = await session.load();
         print(io, result, opts.json === true);
         for (
           let i = 0;
@@ -95,7 +108,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
           result = await session.more();
           print(io, result, opts.json === true);
         }
-        io.err(statsLine(result, more));
+        io.err(statsLine(result.stats, result.complete, more));
         if (
           result.lastError &&
           (result.stats.stoppedBy === "listAttempts" || result.stats.stoppedBy === "getAttempts")
@@ -105,7 +118,13 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
           );
           setExit(1);
         }
+      } catch (err) {
+        if (!interrupt.signal.aborted || !isStowageError(err, "aborted")) throw err;
+        io.err(statsLine(session.stats, false, more, "interrupted"));
+        io.err("stowage logs: interrupted; the records above are those read before Ctrl-C\n");
+        setExit(130);
       } finally {
+        process.off("SIGINT", onSigint);
         source.close();
       }
     });
@@ -180,10 +199,12 @@ function print(io: CliIo, result: LoadResult, json: boolean): void {
     a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0,
   );
   let out = "";
-  for (const r of records) out += json ? `${JSON.stringify(r)}\n` : `${pretty(r)}\n`;
+  // Pretty lines go to a terminal: stored control sequences are shown, never executed (issue 12 §4).
+  for (const r of records)
+    out += json ? `${JSON.stringify(r)}\n` : `${escapeTerminal(pretty(r))}\n`;
   if (out) io.out(out);
   for (const s of result.skipped.slice(0, 5))
-    io.err(`stowage logs: skipped ${s.key}: ${s.reason} (${s.detail})\n`);
+    io.err(escapeTerminal(`stowage logs: skipped ${s.key}: ${s.reason} (${s.detail})`) + "\n");
   if (result.skipped.length > 5)
     io.err(`stowage logs: … and ${result.skipped.length - 5} more skipped objects\n`);
 }
@@ -212,14 +233,15 @@ function short(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
-function statsLine(result: LoadResult, more: number): string {
-  const s = result.stats;
-  const shown = s.recordsReturned ?? result.records.length;
-  const state = result.complete
-    ? "complete"
-    : s.stoppedBy === "maxGrants" || s.grantsUsed >= s.maxGrants
-      ? `partial: all ${s.maxGrants} grants used; narrow --from/--to or the filters`
-      : `partial (stopped by ${s.stoppedBy ?? "a limit"}): run with --more ${more + 1} to read further`;
+function statsLine(s: ReadStats, complete: boolean, more: number, stopped?: string): string {
+  const shown = s.recordsReturned ?? s.records;
+  const state = stopped
+    ? stopped
+    : complete
+      ? "complete"
+      : s.stoppedBy === "maxGrants" || s.grantsUsed >= s.maxGrants
+        ? `partial: all ${s.maxGrants} grants used; narrow --from/--to or the filters`
+        : `partial (stopped by ${s.stoppedBy ?? "a limit"}): run with --more ${more + 1} to read further`;
   return (
     `stowage logs: ${num(shown)} records shown (${num(s.records)} analysed) · LIST ${num(s.listRequests)} · GET ${num(s.getRequests)}` +
     `${s.retries ? ` (${num(s.retries)} retries)` : ""} · ${formatBytes(s.downloadedBytes)} downloaded · ${formatBytes(s.decodedBytes)} decoded` +

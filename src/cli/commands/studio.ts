@@ -99,6 +99,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       if (opts.source) {
         url = opts.source;
         options = flags;
+        doctorCommand = doctorForSource(opts.source, opts); // the same source and flags (issue 12 §5)
       }
       if (!opts.source || (project !== undefined && hasConfig)) {
         const loaded = await loadProjectConfig({
@@ -151,4 +152,15 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       io.err("Studio stopped.\n");
       setExit(0);
     });
+}
+
+/**
+ * `stowage doctor --source URL …`: the command for the page's storage errors. The endpoint,
+ * profile and credential names stay on the server (SPEC §5.4), so the flags are not spelled out.
+ */
+function doctorForSource(source: string, opts: SourceFlags): string {
+  const flagged = Boolean(
+    opts.region || opts.endpoint || opts.forcePathStyle || opts.profile || opts.accessKeyEnv,
+  );
+  return `stowage doctor --source ${source}${flagged ? " (plus the flags Studio was started with)" : ""}`;
 }

@@ -51,6 +51,11 @@ function toAligned(d: HistogramData): uPlot.AlignedData {
   return [d.xs, ...cum.reverse()] as uPlot.AlignedData;
 }
 
+/** Minimum pixels between x ticks for "MM-DD HH:mm" labels (multi-day spans) and for "HH:mm". */
+const LONG_LABEL_SPACE_PX = 96;
+const SHORT_LABEL_SPACE_PX = 56;
+const spanMs = (u: uPlot) => ((u.scales.x!.max ?? 0) - (u.scales.x!.min ?? 0)) * 1000;
+
 export function Histogram(p: HistogramProps) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
@@ -82,11 +87,14 @@ export function Histogram(p: HistogramProps) {
           size: 20,
           font: "11px system-ui",
           gap: 2,
+          // Tick spacing follows the label's width ("11-24 08:00" ≈ 66 px at 11 px): uPlot fits
+          // plot width / space ticks, so the density follows the chart's width and labels never touch.
+          space: (u) => (spanMs(u) > 2 * 86400_000 ? LONG_LABEL_SPACE_PX : SHORT_LABEL_SPACE_PX),
           values: (u, splits) => {
-            const span = ((u.scales.x!.max ?? 0) - (u.scales.x!.min ?? 0)) * 1000;
+            const long = spanMs(u) > 2 * 86400_000;
             return splits.map((v) => {
               const label = fmtMinute(v * 1000, props.current.utc);
-              return span > 2 * 86400_000 ? label.slice(5) : label.slice(11);
+              return long ? label.slice(5) : label.slice(11);
             });
           },
         },

@@ -11,6 +11,7 @@ const REASONS: Record<string, string> = {
   "not-source": "Not a source file",
   "too-large": "File too large",
   "no-caller": "No caller",
+  sensitive: "Hidden: may hold credentials",
 };
 
 export function SourceContext(props: {

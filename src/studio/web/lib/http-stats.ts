@@ -50,6 +50,12 @@ export function normaliseRoute(path: string): string {
   );
 }
 
+/** `GET /orders` → `/orders` when the route field already names the method (it is shown once). */
+function withoutMethod(route: string, method: string): string {
+  const m = /^([A-Za-z]+)\s+(\S.*)$/.exec(route.trim());
+  return m && m[1]!.toUpperCase() === method ? m[2]! : route;
+}
+
 /** The HTTP facts of a record, or null when it is not a request log. */
 export function httpFacts(row: Row): HttpFacts | null {
   const method = pick(row, ["method", "req.method", "request.method", "http.method"]);
@@ -62,11 +68,13 @@ export function httpFacts(row: Row): HttpFacts | null {
   if (typeof method !== "string" || !Number.isFinite(status) || !Number.isFinite(duration))
     return null;
   const rawRoute = pick(row, ["route", "path", "url", "req.url", "request.url", "http.route"]);
+  const verb = method.toUpperCase();
   return {
-    method: method.toUpperCase(),
+    method: verb,
     status,
     durationMs: duration,
-    route: typeof rawRoute === "string" ? normaliseRoute(rawRoute) : "(unknown)",
+    route:
+      typeof rawRoute === "string" ? normaliseRoute(withoutMethod(rawRoute, verb)) : "(unknown)",
   };
 }
 

@@ -145,6 +145,21 @@ describe("HTTP view", () => {
     });
     expect(normaliseRoute("/users/01J0ABCDEFGHJKMNPQRSTVWXYZ/x?q=1")).toBe("/users/:id/x");
   });
+
+  it("issue 12 §6 a route field that already carries the method is shown once (not GET GET /orders)", () => {
+    const s = httpStats(
+      rows([
+        rec(1, { data: { method: "GET", route: "GET /orders", status: 200, durationMs: 5 } }),
+        rec(2, { data: { method: "get", route: "get /orders/7", status: 200, durationMs: 9 } }),
+        rec(3, { data: { method: "POST", route: "/orders", status: 201, durationMs: 7 } }),
+      ]),
+    );
+    expect(s.routes.map((r) => r.route).sort()).toEqual([
+      "GET /orders",
+      "GET /orders/:id",
+      "POST /orders",
+    ]);
+  });
 });
 
 describe("AI context (§5.4)", () => {
