@@ -8,10 +8,28 @@
 import { ClassifiedFailure, classifyError, type ClassifiedError } from "../store/classify-error.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { attemptWithRetry, type RetryPolicyOptions } from "../store/retry-policy.js";
+import type { ObjectLockSpec } from "../config/destination.js";
 import type { SealedBatch } from "./sealed-batch.js";
 
-/** The delivery retry settings (a RetryPolicyOptions). */
-export type RetryOptions = RetryPolicyOptions;
+/** The delivery retry settings (a RetryPolicyOptions), and the Object Lock every object gets. */
+export type RetryOptions = RetryPolicyOptions & { objectLock?: ObjectLockSpec };
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The retention a batch is written with: its newest record's time plus the
+ * configured days (rounded up to a second). It depends only on the batch (its
+ * key carries max-ms), so every attempt — in this process, or in one that adopts
+ * the batch from the spool after a crash — sends the same date.
+ */
+export function batchObjectLock(
+  batch: SealedBatch,
+  lock: ObjectLockSpec | undefined,
+): { objectLock?: { mode: ObjectLockSpec["mode"]; retainUntil: Date } } {
+  if (!lock) return {};
+  const until = Math.ceil((batch.maxMs + lock.retainDays * DAY_MS) / 1000) * 1000;
+  return { objectLock: { mode: lock.mode, retainUntil: new Date(until) } };
+}
 
 export type UploadOutcome =
   | { ok: true; via: "put" | "exists"; attempts: number }
@@ -31,6 +49,7 @@ export async function uploadBatch(
   } = {},
 ): Promise<UploadOutcome> {
   const signal = hooks.signal ? { signal: hooks.signal } : {};
+  const lock = batchObjectLock(batch, retry.objectLock);
   const outcome = await attemptWithRetry(
     async (): Promise<"put" | "exists"> => {
       try {
@@ -39,6 +58,7 @@ export async function uploadBatch(
           contentType: "application/x-ndjson",
           contentEncoding: "gzip",
           metadata: batch.metadata,
+          ...lock,
           ...signal,
         });
         return "put";

@@ -130,8 +130,11 @@ function createSink(
     }
   }
   const prefix = resolved.destination.type === "s3" ? resolved.destination.prefix : "";
+  const objectLock =
+    resolved.destination.type === "s3" ? resolved.destination.objectLock : undefined;
   return new MemorySink(resolved.destination.type, store, prefix, {
     ...d,
     ...(onEvent ? { onEvent } : {}),
+    ...(objectLock ? { objectLock } : {}),
   });
 }

@@ -11,6 +11,7 @@
  * - nothing here writes to local disk unless the store is a LocalStore.
  * Limit: memory mode loses unsent records if the process dies; flush() before exit.
  */
+import type { ObjectLockSpec } from "../config/destination.js";
 import { encodeV1ObjectAsync } from "../batch/encoder.js";
 import { BufferPool } from "../batch/buffer-pool.js";
 import { HourBatcher, type HourBatch } from "../batch/hour-batcher.js";
@@ -39,6 +40,8 @@ export interface DeliveryOptions {
   gzipLevel?: number;
   /** Typed delivery events (retries, rejections, the latch). */
   onEvent?: DeliveryEventListener;
+  /** Object Lock for every object written (docs/retention.md). */
+  objectLock?: ObjectLockSpec;
 }
 
 export class MemorySink implements Sink {
@@ -78,6 +81,7 @@ export class MemorySink implements Sink {
       initialBackoffMs: options.initialBackoffMs,
       maxBackoffMs: options.maxBackoffMs,
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(options.objectLock ? { objectLock: options.objectLock } : {}),
       onDelivered: (batch) => {
         this.delivered += batch.records;
         this.objects++;

@@ -79,6 +79,7 @@ export function createSqliteSink(
     initialBackoffMs: d.initialBackoffMs,
     maxBackoffMs: d.maxBackoffMs,
     ...(onEvent ? { onEvent } : {}),
+    ...(dest.type === "s3" && dest.objectLock ? { objectLock: dest.objectLock } : {}),
     worker: {
       path: d.spoolPath,
       prefix: dest.type === "s3" ? dest.prefix : "",

@@ -11,6 +11,7 @@
  *   by what they have in flight); uncommitted bytes never exceed maxQueueBytes;
  * - the main thread does no disk I/O per call: accept() only counts and queues.
  */
+import type { ObjectLockSpec } from "../config/destination.js";
 import { MAX_EPOCH_MS, objectMetadata } from "../batch/object-key.js";
 import { Dispatcher } from "../delivery/dispatcher.js";
 import { emit, type DeliveryEventListener } from "../delivery/events.js";
@@ -38,6 +39,8 @@ export interface SqliteSinkOptions {
   worker: SpoolWorkerConfig;
   /** Typed delivery events (retries, rejections, the latch, adoptions). */
   onEvent?: DeliveryEventListener;
+  /** Object Lock for every object written (docs/retention.md). */
+  objectLock?: ObjectLockSpec;
 }
 
 type SpooledBatch = SealedBatch & { spoolId: string };
@@ -67,6 +70,7 @@ export class SqliteSink implements Sink {
       initialBackoffMs: o.initialBackoffMs,
       maxBackoffMs: o.maxBackoffMs,
       ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+      ...(o.objectLock ? { objectLock: o.objectLock } : {}),
       onDelivered: (b) => this.outcome(b as SpooledBatch, true),
       onFailed: (b, err) =>
         this.outcome(b as SpooledBatch, false, {
