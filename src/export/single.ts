@@ -4,6 +4,7 @@
  * query and track the greatest cursor value seen (the runner stores it after commit).
  */
 import { isStowageError, StowageError } from "../shared/errors.js";
+import { readCapped } from "../shared/read-capped.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { checkCursorKind, cursorParam, cursorText, MaxTracker } from "./cursor.js";
 import { parseCursor, type CursorState, type Manifest } from "./manifest.js";
@@ -80,9 +81,7 @@ async function readCursor(
 ): Promise<CursorState | undefined> {
   try {
     const res = await store.get(key, signal ? { signal } : {});
-    const chunks: Buffer[] = [];
-    for await (const c of res.body) chunks.push(c as Buffer);
-    return parseCursor(Buffer.concat(chunks), key);
+    return parseCursor(await readCapped(res.body, 1024 * 1024, `export cursor ${key}`), key);
   } catch (err) {
     if (isStowageError(err, "not-found")) return undefined;
     throw err;

@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { isStowageError } from "../shared/errors.js";
+import { readCapped } from "../shared/read-capped.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { ResolvedExport } from "./config.js";
 import { parseManifest, parseSuccess, sha256Hex, type Manifest } from "./manifest.js";
@@ -35,9 +36,8 @@ async function readAll(
 ): Promise<Buffer | undefined> {
   try {
     const res = await store.get(key, signal ? { signal } : {});
-    const chunks: Buffer[] = [];
-    for await (const c of res.body) chunks.push(c as Buffer);
-    return Buffer.concat(chunks);
+    // A manifest lists one entry (~200 B) per part: 256 MiB is over a million parts.
+    return await readCapped(res.body, 256 * 1024 * 1024, `export object ${key}`);
   } catch (err) {
     if (isStowageError(err, "not-found")) return undefined;
     throw err;
