@@ -6,6 +6,7 @@
  */
 import { findConfigFile, loadConfigFileSync } from "../config/load-config.js";
 import { resolveLoggerConfig, type ResolvedLoggerConfig } from "../config/logger-config.js";
+import type { LoggerConfig } from "../config/logger-schema.js";
 import { processEnv } from "../config/env.js";
 import { compileRedaction } from "../record/redact.js";
 import { openStore } from "../store/open-store.js";
@@ -16,7 +17,7 @@ import { MemorySink } from "./memory-sink.js";
 import { createSqliteSink } from "../spool/create-sqlite-sink.js";
 
 /** Options accepted by createLogger / defineConfig (SPEC §2.0). */
-export type LoggerConfig = Parameters<typeof resolveLoggerConfig>[0];
+export type { LoggerConfig };
 
 /**
  * Creates a logger. Without an argument it reads `stowage.config.*` from the
