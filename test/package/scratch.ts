@@ -26,6 +26,8 @@ export interface Packed {
 }
 
 export interface Scratch {
+  /** The temporary directory holding the tarball and the project; removed by the test. */
+  root: string;
   dir: string;
   packed: Packed;
   /** The installed package: node_modules/stowage. */
@@ -117,7 +119,7 @@ export function createScratch(): Scratch {
     mkdirSync(join(target, "build", "Release"), { recursive: true });
     copyFileSync(join(REPO, "node_modules", "better-sqlite3", binary), join(target, binary));
   }
-  return { dir, packed, installed: join(dir, "node_modules", "stowage"), manifest };
+  return { root, dir, packed, installed: join(dir, "node_modules", "stowage"), manifest };
 }
 
 /** The import specifiers of the package's `exports` ("stowage", "stowage/reader", …). */

@@ -2,7 +2,7 @@
 // outside the repository; imports, shipped types, publint/attw, and the CLI from it.
 // Run with `npm run test:package` (builds first); .ci/run runs it.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScratch, exportSpecifiers, REPO, run, type Scratch } from "./scratch.js";
@@ -15,6 +15,10 @@ beforeAll(() => {
     `tarball ${s.packed.tarball}: ${s.packed.size} bytes packed, ${s.packed.unpackedSize} unpacked, ${s.packed.files.length} files`,
   );
 }, 300_000);
+
+afterAll(() => {
+  if (s) rmSync(s.root, { recursive: true, force: true });
+});
 
 const bin = (name: string) => join(REPO, "node_modules", ".bin", name);
 
@@ -144,7 +148,8 @@ describe("the installed CLI (issue 15 §2)", () => {
   let studio: ReturnType<typeof spawn> | undefined;
 
   afterAll(() => {
-    studio?.kill("SIGTERM");
+    // npx runs the bin in a child of its own: stop the whole process group.
+    if (studio?.pid !== undefined && studio.exitCode === null) process.kill(-studio.pid, "SIGTERM");
   });
 
   it("`npx stowage --help` lists the commands", () => {
@@ -167,6 +172,7 @@ describe("the installed CLI (issue 15 §2)", () => {
         cwd: s.dir,
         env: { ...process.env, CI: "1" },
         stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
       },
     );
     studio = child;
