@@ -26,6 +26,7 @@ export default defineConfig({
       exclude: ["src/**/*.test.ts", "src/**/*.contract.ts", "src/studio/web/**"],
       reporter: ["text-summary", "json-summary", "json"],
       reportsDirectory: "coverage",
+      reportOnFailure: true,
       thresholds: { lines: 85 },
     },
   },
