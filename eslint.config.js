@@ -1,60 +1,133 @@
-// ESLint flat config: typescript-eslint + the dependency direction of DESIGN.md.
+// ESLint flat config: typescript-eslint (type-aware where it pays), the
+// dependency direction of DESIGN.md and one home per outside dependency.
 import tseslint from "typescript-eslint";
-import importX from "eslint-plugin-import-x";
+import importX, { createNodeResolver } from "eslint-plugin-import-x";
+import stowage from "./lint/dependency-homes.js";
 
-const zone = (target, from, message) => ({ target, from, message });
+// DESIGN.md: shared ← record, config ← store, batch ← delivery, spool ← logger, reader,
+// export, doctor ← studio ← cli. A module imports only from lower layers; siblings in a
+// layer do not import each other, except spool → delivery (spool implements the buffer
+// interface delivery defines). demo/ (the sample workload of `stowage demo`) and bridges/
+// (one folder per framework subpath: stowage/pino, stowage/express, …) sit beside studio.
+const LAYERS = [
+  ["shared"],
+  ["record", "config"],
+  ["store", "batch"],
+  ["delivery", "spool"],
+  ["logger", "reader", "export", "doctor"],
+  ["studio", "demo", "bridges"],
+  ["cli"],
+];
+const SIBLING_EXCEPTIONS = { spool: ["delivery"] };
+const WRITE_PATH = ["logger", "delivery", "spool", "batch", "export"];
+
+function layerZones() {
+  const zones = [];
+  LAYERS.forEach((layer, i) => {
+    const below = LAYERS.slice(0, i).flat();
+    for (const mod of layer) {
+      const allowed = [...below, ...(SIBLING_EXCEPTIONS[mod] ?? [])];
+      const forbidden = LAYERS.flat().filter((m) => m !== mod && !allowed.includes(m));
+      if (forbidden.length === 0) continue;
+      zones.push({
+        target: `./src/${mod}`,
+        from: forbidden.map((m) => `./src/${m}`),
+        message:
+          allowed.length === 0
+            ? `${mod}/ is a leaf: it imports nothing of Stowage (DESIGN.md dependency direction).`
+            : `${mod}/ imports only ${allowed.map((m) => `${m}/`).join(", ")} (DESIGN.md dependency direction).`,
+      });
+    }
+  });
+  zones.push(
+    {
+      target: "./src/studio",
+      from: WRITE_PATH.map((m) => `./src/${m}`),
+      message: "studio/ reads through reader/; it never imports the write path.",
+    },
+    {
+      target: "./src/reader",
+      from: ["./src/delivery", "./src/spool"],
+      message: "reader/ never imports the write path.",
+    },
+  );
+  return zones;
+}
+
+const TYPED_FILES = ["src/**/*.ts", "src/**/*.tsx", "test/**/*.ts", "bench/**/*.ts"];
+// Buffer.concat is fine where the bytes are already bounded: the gunzip line splitter
+// (a line cap), the multipart writer (one part), Studio's POST reader (MAX_BODY_BYTES), and
+// the capped reader itself.
+const BOUNDED_CONCAT = [
+  "src/shared/read-capped.ts",
+  "src/reader/bounded-gunzip.ts",
+  "src/export/multipart-writer.ts",
+  "src/studio/server.ts",
+];
+const ARGV_BAN = {
+  selector: "MemberExpression[object.name='process'][property.name='argv']",
+  message: "process.argv is read only in src/cli/.",
+};
+const CONCAT_BAN = {
+  selector: "CallExpression[callee.object.name='Buffer'][callee.property.name='concat']",
+  message:
+    "Unbounded read: collect a body with readCapped(body, maxBytes, what) from shared/read-capped, which stops at a byte cap.",
+};
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "docs/**", ".stowage/**", "coverage/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "docs/**",
+      ".stowage/**",
+      "coverage/**",
+      "test/package/fixtures/**",
+    ],
+  },
   ...tseslint.configs.recommended,
   {
-    plugins: { "import-x": importX },
+    plugins: { "import-x": importX, stowage },
+    settings: {
+      // Resolve `./x.js` to `./x.ts` as TypeScript does, so the zones below see every import.
+      "import-x/resolver-next": [
+        createNodeResolver({
+          extensions: [".ts", ".tsx", ".js", ".mjs", ".json"],
+          extensionAlias: { ".js": [".ts", ".tsx", ".js"] },
+        }),
+      ],
+    },
     rules: {
       "@typescript-eslint/no-unused-vars": [
         "error",
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
       ],
       "@typescript-eslint/no-explicit-any": "error",
-      "import-x/no-restricted-paths": [
+      "import-x/no-restricted-paths": ["error", { zones: layerZones() }],
+    },
+  },
+  {
+    files: TYPED_FILES,
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      // A `default` branch counts as handling the rest; a switch without one must name every member.
+      "@typescript-eslint/switch-exhaustiveness-check": [
         "error",
-        {
-          zones: [
-            zone(
-              "./src/shared",
-              "./src/!(shared)/**",
-              "shared/ is a leaf: it imports nothing of Stowage.",
-            ),
-            zone("./src/record", "./src/!(shared|record)/**", "record/ depends on shared/ only."),
-            zone(
-              "./src/config",
-              "./src/!(shared|record|config)/**",
-              "config/ depends on shared/ and record/ only.",
-            ),
-            zone(
-              "./src/store",
-              "./src/!(shared|record|config|store)/**",
-              "store/ sits below batch, delivery and everything else.",
-            ),
-            zone(
-              "./src/batch",
-              "./src/!(shared|record|config|store|batch)/**",
-              "batch/ sits below delivery and the logger.",
-            ),
-            zone(
-              "./src/studio",
-              "./src/@(logger|delivery|spool|batch|export)/**",
-              "studio/ reads through reader/ only; it never imports the write path.",
-            ),
-            zone(
-              "./src/reader",
-              "./src/@(logger|delivery|spool|export|studio|doctor|cli)/**",
-              "reader/ never imports the write path or the UI.",
-            ),
-            zone("./src/!(cli)/**", "./src/cli/**", "only cli/ imports cli/."),
-          ],
-        },
+        { considerDefaultExhaustiveForUnions: true },
+      ],
+      "@typescript-eslint/consistent-type-imports": [
+        "error",
+        // `import("x").T` types stay allowed: modules loaded lazily name their types that way.
+        { fixStyle: "inline-type-imports", disallowTypeAnnotations: false },
       ],
     },
+  },
+  {
+    files: ["src/**/*.ts", "src/**/*.tsx"],
+    rules: { "stowage/dependency-home": "error" },
   },
   {
     files: ["src/**/*.ts"],
@@ -74,13 +147,7 @@ export default tseslint.config(
         },
       ],
       "no-console": "error",
-      "no-restricted-syntax": [
-        "error",
-        {
-          selector: "MemberExpression[object.name='process'][property.name='argv']",
-          message: "process.argv is read only in src/cli/.",
-        },
-      ],
+      "no-restricted-syntax": ["error", ARGV_BAN, CONCAT_BAN],
       "no-restricted-imports": [
         "error",
         {
@@ -96,6 +163,7 @@ export default tseslint.config(
       ],
     },
   },
+  { files: BOUNDED_CONCAT, rules: { "no-restricted-syntax": ["error", ARGV_BAN] } },
   {
     files: [
       "test/**/*.ts",

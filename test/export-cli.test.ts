@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { run as runCli } from "../src/cli/main.js";
 import { isStowageError } from "../src/shared/errors.js";
-import { S3Store } from "../src/store/s3-store.js";
+import type { S3Store } from "../src/store/s3-store.js";
 import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { PG_URL, pgExec } from "./support/pg.js";
 import { MYSQL_URL, mysqlExec } from "./support/mysql.js";

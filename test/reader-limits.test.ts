@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSource } from "../src/reader/index.js";
 import type { GrantLimits, LimitName, Source } from "../src/reader/index.js";
-import { S3Store } from "../src/store/s3-store.js";
+import type { S3Store } from "../src/store/s3-store.js";
 import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { startCountingProxy, type CountingProxy } from "./support/counting-proxy.js";
 import { spreadRecords, writeV1, type WrittenObject } from "./reader-fixtures.js";

@@ -8,7 +8,7 @@ import { gzipSync, constants } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSource, openSource } from "../src/reader/index.js";
 import type { Source } from "../src/reader/index.js";
-import { S3Store } from "../src/store/s3-store.js";
+import type { S3Store } from "../src/store/s3-store.js";
 import { LocalStore } from "../src/store/local-store.js";
 import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { startCountingProxy, type CountingProxy } from "./support/counting-proxy.js";

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSource, openSource } from "../src/reader/index.js";
 import type { LoadResult, Source } from "../src/reader/index.js";
-import { S3Store } from "../src/store/s3-store.js";
+import type { S3Store } from "../src/store/s3-store.js";
 import { isStowageError } from "../src/shared/errors.js";
 import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { startCountingProxy, type CountingProxy } from "./support/counting-proxy.js";

@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from "vitest";
-import { S3Store } from "../src/store/s3-store.js";
+import type { S3Store } from "../src/store/s3-store.js";
 import { classifyError } from "../src/store/classify-error.js";
 import { runObjectStoreContract } from "../src/store/object-store.contract.js";
 import { HeadObjectCommand, DeleteObjectCommand } from "@aws-sdk/client-s3";

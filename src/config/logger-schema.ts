@@ -4,7 +4,7 @@
  * its §3.5 `delivery` options, `local`, and Studio's §5.2 grant overrides.
  */
 import { z } from "zod";
-import { LEVEL_ALIASES, LEVELS, type Level } from "../record/levels.js";
+import { LEVEL_ALIASES, LEVELS, type Level } from "../shared/levels.js";
 import { s3Fields } from "./destination-schema.js";
 
 /** Levels and their aliases come from the record model (one home). */

@@ -3,15 +3,14 @@
  * paginated ListObjectsV2 and GetObject with If-Match.
  */
 import { isStowageError } from "../shared/errors.js";
+import { readCapped } from "../shared/read-capped.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { CheckOutcome } from "./types.js";
 
 const CAP = "capability missing" as const;
 
 async function readAll(body: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of body) chunks.push(Buffer.from(c as Uint8Array));
-  return Buffer.concat(chunks).toString("utf8");
+  return (await readCapped(body, 64 * 1024, "the doctor probe object")).toString("utf8");
 }
 
 /** ListObjectsV2 with max-keys 1: two pages, in order, then no continuation. */

@@ -6,6 +6,7 @@
  */
 import { findConfigFile, loadConfigFileSync } from "../config/load-config.js";
 import { resolveLoggerConfig, type ResolvedLoggerConfig } from "../config/logger-config.js";
+import type { LoggerConfig } from "../config/logger-schema.js";
 import { processEnv } from "../config/env.js";
 import { compileRedaction } from "../record/redact.js";
 import { openStore } from "../store/open-store.js";
@@ -21,7 +22,7 @@ import { createSqliteSink } from "../spool/create-sqlite-sink.js";
  * Options accepted by createLogger / defineConfig (SPEC §2.0). A config object
  * passed in code may also carry `onEvent: (event: DeliveryEvent) => void`.
  */
-export type LoggerConfig = Parameters<typeof resolveLoggerConfig>[0];
+export type { LoggerConfig };
 
 /**
  * Creates a logger. Without an argument it reads `stowage.config.*` from the

@@ -1,14 +1,13 @@
 /**
- * Headless Chromium for browser tests (Debian's /usr/bin/chromium driven by
- * playwright-core; never a downloaded browser), and a guard that Studio's UI
- * is built before a test serves it.
+ * Headless Chromium for browser tests (the Chromium the global setup obtained,
+ * see chromium.ts, driven by playwright-core; never a downloaded browser), and
+ * a guard that Studio's UI is built before a test serves it.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
-
-export const CHROMIUM_PATH = "/usr/bin/chromium";
+import { inject } from "vitest";
 export const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
@@ -19,11 +18,11 @@ export const CHROMIUM_ARGS = [
   "--no-first-run",
 ];
 
-/** Launches Chromium; a missing binary fails with the command that installs it. */
+/** Launches Chromium; without one, fails with the setup's message saying how to get it. */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH))
-    throw new Error(`${CHROMIUM_PATH} is missing: install it with \`apt-get install -y chromium\``);
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const found = inject("chromium");
+  if ("error" in found) throw new Error(found.error);
+  return chromium.launch({ executablePath: found.path, args: CHROMIUM_ARGS });
 }
 
 function newestMtime(dir: string): number {

@@ -1,8 +1,10 @@
 /**
  * Vitest global setup: one real MinIO for the whole run. Tests read its
- * endpoint and credentials with `inject("minio")` (see `test/support/minio.ts`).
+ * endpoint and credentials with `inject("minio")` (see `test/support/minio.ts`),
+ * and the Chromium obtained for the browser tests with `inject("chromium")`.
  */
 import type { TestProject } from "vitest/node";
+import { findOrInstallChromium } from "./chromium.js";
 import { startMinio, type RunningMinio } from "./minio-server.js";
 
 let server: RunningMinio | undefined;
@@ -12,6 +14,14 @@ export async function setup(project: TestProject): Promise<void> {
   server = await startMinio({ log: (l) => console.log(l) });
   const { stop: _stop, ...info } = server;
   project.provide("minio", info);
+  // A Chromium that cannot be obtained fails the browser tests with this message (see
+  // launchBrowser); the other tests still run.
+  try {
+    project.provide("chromium", { path: findOrInstallChromium((l) => console.log(l)) });
+  } catch (err) {
+    console.log(`browser tests will fail: ${(err as Error).message}`);
+    project.provide("chromium", { error: (err as Error).message });
+  }
 }
 
 export async function teardown(): Promise<void> {
@@ -21,5 +31,6 @@ export async function teardown(): Promise<void> {
 declare module "vitest" {
   export interface ProvidedContext {
     minio: import("./minio-server.js").MinioInfo;
+    chromium: { path: string } | { error: string };
   }
 }

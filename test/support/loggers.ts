@@ -2,7 +2,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { S3Store } from "../../src/store/s3-store.js";
+import type { S3Store } from "../../src/store/s3-store.js";
 import { LocalStore } from "../../src/store/local-store.js";
 import { minio, minioStore } from "./minio.js";
 import { idCounts, readBack } from "./read-back.js";

@@ -196,7 +196,7 @@ class ParquetEncoder implements Encoder {
 
   async finish(): Promise<void> {
     await this.flushGroup();
-    this.pq.finish();
+    await this.pq.finish();
     this.writer.drain();
     await this.drainOutbox();
   }
@@ -213,7 +213,7 @@ class ParquetEncoder implements Encoder {
       return { name: c.name, data };
     });
     const rows = this.rows;
-    this.pq.write({ columnData, rowGroupSize: rows });
+    await this.pq.write({ columnData, rowGroupSize: rows });
     this.cols = this.columns.map(() => []);
     this.rows = 0;
     this.rawBytes = 0;

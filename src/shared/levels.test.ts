@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isStowageError } from "../shared/errors.js";
+import { isStowageError } from "./errors.js";
 import { isLevelEnabled, LEVEL_VALUES, LEVELS, levelValue, parseLevel } from "./levels.js";
 
 describe("levels", () => {
