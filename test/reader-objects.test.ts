@@ -12,6 +12,7 @@ import type { S3Store } from "../src/store/s3-store.js";
 import { LocalStore } from "../src/store/local-store.js";
 import { minio, uniquePrefix, minioStore } from "./support/minio.js";
 import { startCountingProxy, type CountingProxy } from "./support/counting-proxy.js";
+import { startFaultProxy } from "./support/fault-proxy.js";
 import { putBatch, putRaw, spreadRecords, v1Key, writeV1 } from "./reader-fixtures.js";
 
 const H = 3_600_000;
@@ -220,5 +221,30 @@ describe("§5.1 file:// sources (local-directory store)", () => {
     sources.push(bare);
     expect((await bare.query({ from: BASE, to: BASE + 2 * H }).load()).records).toHaveLength(50);
     expect(() => openSource("ftp://x/y")).toThrow(/not supported/);
+  });
+});
+
+describe("issue 16 §1 integrity: bytes that differ from the stored SHA-256", () => {
+  it("an object altered in flight is reported corrupt (`checksum`) and gives no records", async () => {
+    const prefix = uniquePrefix("checksum");
+    const written = await writeV1(store, prefix, spreadRecords(BASE, BASE + 50 * 60_000, 40), 20);
+    expect(written).toHaveLength(2);
+    const victim = written[0]!.key;
+    const flip = await startFaultProxy(minio().endpoint, (r) =>
+      r.kind === "get" && r.path.endsWith(victim) ? "flip" : undefined,
+    );
+    const flipped = minioStore({ endpoint: flip.endpoint });
+    const s = createSource(flipped, { prefix, retryBackoffMs: 1 });
+    try {
+      const r = await s.query({ from: BASE, to: BASE + H - 1 }).load();
+      expect(flip.injected.flip).toBe(1);
+      expect(r.records).toHaveLength(20);
+      expect(r.skipped).toEqual([expect.objectContaining({ key: victim, reason: "checksum" })]);
+      expect(r.skipped[0]!.detail).toMatch(/stored SHA-256 checksum/);
+    } finally {
+      s.close();
+      flipped.close();
+      await flip.close();
+    }
   });
 });

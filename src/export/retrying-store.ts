@@ -7,6 +7,7 @@
  * `get` retries opening the object; a body that breaks mid-read is the reader's
  * to retry (see `readObject`, which retries the whole read).
  */
+import { readCapped } from "../shared/read-capped.js";
 import { isStowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { withRetry, type RetryHooks, type RetryPolicyOptions } from "../store/retry-policy.js";
@@ -66,9 +67,8 @@ export async function readObject(
     return await withRetry(
       async () => {
         const res = await unretried(store).get(key, signal ? { signal } : {});
-        const chunks: Buffer[] = [];
-        for await (const c of res.body) chunks.push(c as Buffer);
-        return Buffer.concat(chunks);
+        // A manifest lists one entry (~200 B) per part: 256 MiB is over a million parts.
+        return await readCapped(res.body, 256 * 1024 * 1024, `export object ${key}`);
       },
       policy,
       signal ? { signal } : {},

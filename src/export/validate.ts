@@ -13,7 +13,6 @@
  */
 import { createHash } from "node:crypto";
 import { isStowageError } from "../shared/errors.js";
-import { readCapped } from "../shared/read-capped.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { withRetry, type RetryPolicyOptions } from "../store/retry-policy.js";
 import type { ResolvedExport } from "./config.js";

@@ -10,6 +10,7 @@
  * - on corrupt gzip, the complete lines of the members before the fault are still
  *   delivered (bodies up to 4 MiB compressed are kept while decoding for this).
  */
+import { isStowageError } from "../shared/errors.js";
 import { Transform, type Readable } from "node:stream";
 import { createGunzip, inflateRawSync } from "node:zlib";
 
@@ -18,7 +19,9 @@ export type GunzipOutcome =
   | { kind: "stopped" }
   | { kind: "too-large"; which: "compressed" | "decoded"; limit: number }
   | { kind: "truncated"; message: string }
-  | { kind: "corrupt-gzip"; message: string };
+  | { kind: "corrupt-gzip"; message: string }
+  /** The bytes differ from the object's stored SHA-256 (store/checksum.ts): no line may be used. */
+  | { kind: "checksum"; message: string };
 
 export interface GunzipLinesOptions {
   maxCompressedBytes: number;
@@ -163,6 +166,7 @@ export async function gunzipLines(
   } catch (err) {
     if (err instanceof CapExceeded)
       return { kind: "too-large", which: err.which, limit: err.limit };
+    if (isStowageError(err, "integrity")) return { kind: "checksum", message: err.message };
     const code = (err as NodeJS.ErrnoException).code ?? "";
     if (code === "Z_BUF_ERROR") return { kind: "truncated", message: (err as Error).message };
     if (code.startsWith("Z_") || code === "ERR_ZLIB_INITIALIZATION_FAILED") {

@@ -212,6 +212,9 @@ export async function decodeObject(
           detail: `${outcome.message}; ${index} complete lines recovered`,
         }
       : undefined;
+  if (outcome.kind === "checksum")
+    // Altered bytes: the object is corrupt; none of its lines become records (docs/retention.md).
+    return skip(target.key, "checksum", outcome.message.replace(`${target.key}: `, ""));
   if (outcome.kind === "too-large") {
     const limit =
       outcome.which === "compressed" ? OBJECT_MAX_COMPRESSED_BYTES : OBJECT_MAX_DECODED_BYTES;

@@ -70,6 +70,7 @@ export interface SkippedObject {
   reason:
     | "too-large"
     | "corrupt-gzip"
+    | "checksum"
     | "truncated"
     | "not-json"
     | "foreign-format"

@@ -73,6 +73,8 @@ function nodeRequest(req: IncomingMessage): CoreRequest {
             resolve(null);
           } else chunks.push(c);
         });
+        // Bounded: `size` is checked against maxBytes on every chunk above.
+        // eslint-disable-next-line no-restricted-syntax
         req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
         req.on("error", reject);
       }),
