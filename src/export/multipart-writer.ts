@@ -31,6 +31,8 @@ export interface MultipartWriterOptions {
   /** Part-count ceiling (S3: 10,000). */
   maxParts?: number;
   contentType?: string;
+  /** Object Lock retention of the object (fixed per run, so retries send the same request). */
+  objectLock?: { mode: "GOVERNANCE" | "COMPLIANCE"; retainUntil: Date };
   signal?: AbortSignal;
   /** Part buffers to reuse, shared by the objects of one output (at most queueSize + 1 kept). */
   pool?: Buffer[];
@@ -129,6 +131,7 @@ export class MultipartWriter implements ByteSink {
       const body = part.body;
       const put = {
         ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
+        ...(this.options.objectLock ? { objectLock: this.options.objectLock } : {}),
         ...(this.options.signal ? { signal: this.options.signal } : {}),
       };
       const res = await this.store.put(this.key, body, put).finally(() => this.release(part));
@@ -185,6 +188,7 @@ export class MultipartWriter implements ByteSink {
     this.uploadStarting ??= this.store
       .startMultipart(this.key, {
         ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
+        ...(this.options.objectLock ? { objectLock: this.options.objectLock } : {}),
         ...signal,
       })
       .then((u) => (this.upload = u));

@@ -10,6 +10,7 @@
  * leaves the marker only if something could not be deleted. A keyset run keeps its
  * completed pages instead: the next start resumes it.
  */
+import type { ResolvedDestination } from "../config/destination.js";
 import { throwIfAborted } from "../shared/abort.js";
 import { StowageError, isStowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
@@ -129,6 +130,7 @@ export async function runExport(
           partSize: tuning.partSize,
           queueSize: tuning.queueSize,
           ...(signal ? { signal } : {}),
+          ...runObjectLock(exp.destination, p.startedAt),
         },
         onBytes: (d) => void (progress.bytes += d),
         onPart: () => void progress.parts++,
@@ -266,4 +268,22 @@ function inExport(name: string, err: unknown, hint?: string): StowageError {
     `export "${name}": ${(err as Error)?.message ?? String(err)}`,
     { cause: err, ...(hint ? { hint } : {}) },
   );
+}
+
+/**
+ * Object Lock for a run's data files (docs/retention.md): the run's start plus the
+ * configured days, rounded up to a second — one date for every file and retry of the run.
+ */
+function runObjectLock(
+  dest: ResolvedDestination,
+  startedAt: Date,
+): { objectLock?: { mode: "GOVERNANCE" | "COMPLIANCE"; retainUntil: Date } } {
+  if (dest.type !== "s3" || !dest.objectLock) return {};
+  const until = startedAt.getTime() + dest.objectLock.retainDays * 86_400_000;
+  return {
+    objectLock: {
+      mode: dest.objectLock.mode,
+      retainUntil: new Date(Math.ceil(until / 1000) * 1000),
+    },
+  };
 }
