@@ -49,6 +49,21 @@ it("issue 16 §2 export data files are locked; validate --depth full passes; a l
     cwd: dir,
   });
   expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+  // stowage verify over the export run: checksums and locks of every part.
+  const verify = await runStowage(["verify", "--config", file, "--depth", "full"], {
+    env,
+    cwd: dir,
+  });
+  expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  expect(verify.stdout).toMatch(
+    /\[OK\]  export orders: run .*, Object Lock GOVERNANCE 3 d required/,
+  );
+  writeFileSync(file, readFileSync(file, "utf8").replace("retain_days: 3", "retain_days: 30"));
+  const strict = await runStowage(["verify", "--config", file, "--json"], { env, cwd: dir });
+  expect(strict.code, strict.stderr).toBe(3);
+  const report = JSON.parse(strict.stdout) as { ok: boolean; exports: { problems: string[] }[] };
+  expect(report.ok).toBe(false);
+  expect(report.exports[0]!.problems.join(" ")).toMatch(/is locked only until .* required until/);
   const v = await store.client.send(new HeadObjectCommand({ Bucket: bucket, Key: data[0]! }));
   const del = await store.client
     .send(new DeleteObjectCommand({ Bucket: bucket, Key: data[0]!, VersionId: v.VersionId }))

@@ -55,7 +55,7 @@ describe("issue 16 §3 stowage verify", () => {
       });
       expect(run.code, run.stdout + run.stderr).toBe(0);
       expect(run.stdout).toMatch(
-        new RegExp(`\\[OK\\]  s3://${minio().bucket}/${prefix}: 4 objects`),
+        new RegExp(`\\[OK\\]  s3://${minio().bucket}/${prefix}: \\d+ objects`),
       );
     }
     // Overwrite one object with other bytes, keeping its metadata (as a careless tool would).
@@ -90,7 +90,9 @@ describe("issue 16 §3 stowage verify", () => {
     });
     expect(full.code).toBe(3);
     expect(full.stdout).toContain(victim);
-    expect(full.stdout).toMatch(/the body holds 1 lines, metadata records says 50/);
+    expect(full.stdout).toContain(
+      `the body holds 1 lines, metadata records says ${head.metadata["records"]}`,
+    );
     expect(full.stdout + full.stderr).not.toContain(minio().secretAccessKey);
     store.close();
   });

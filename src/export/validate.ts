@@ -79,6 +79,12 @@ export async function validateExport(
     concurrency?: number;
     /** Attempts per storage call (default 4, the export's `max_attempts`). */
     maxAttempts?: number;
+    /**
+     * `stowage verify`: also HEAD every part for a stored SHA-256 and, when the
+     * destination sets `object_lock`, a retention of that mode lasting until at
+     * least the run's start + retain_days (docs/retention.md).
+     */
+    retention?: boolean;
   },
 ): Promise<ValidateResult> {
   const { signal } = options;
@@ -171,7 +177,33 @@ export async function validateExport(
       `manifest totals (${manifest.totals.rows} rows, ${manifest.totals.bytes} bytes) differ from the sum of its parts`,
     );
   }
+  const lock = exp.destination.type === "s3" ? exp.destination.objectLock : undefined;
+  const lockUntil = lock
+    ? new Date(Date.parse(manifest.started_at) + lock.retainDays * 86_400_000)
+    : undefined;
   await eachLimited(manifest.parts, options.concurrency ?? 8, async (part) => {
+    if (options.retention) {
+      const info = await store.head(part.path, signal ? { signal } : {}).catch((err: unknown) => {
+        if (isStowageError(err, "not-found")) return undefined;
+        throw err;
+      });
+      if (info && !info.checksumSha256)
+        result.problems.push(`part ${part.path} has no stored SHA-256 checksum`);
+      if (info && lock && lockUntil) {
+        if (!info.objectLock) result.problems.push(`part ${part.path} is not locked`);
+        else if (info.objectLock.mode !== lock.mode)
+          result.problems.push(
+            `part ${part.path} is locked in ${info.objectLock.mode} mode, not ${lock.mode}`,
+          );
+        else if (
+          info.objectLock.retainUntil.getTime() <
+          Math.floor(lockUntil.getTime() / 1000) * 1000
+        )
+          result.problems.push(
+            `part ${part.path} is locked only until ${info.objectLock.retainUntil.toISOString()}, required until ${lockUntil.toISOString()}`,
+          );
+      }
+    }
     if (depth === "full") {
       const got = await hashObject(raw, part.path, policy, signal);
       if (!got) result.problems.push(`part ${part.path} is missing`);

@@ -68,11 +68,29 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
           broken.hint ? { hint: broken.hint } : {},
         );
       const targets = plan.targets.filter((t) => t.kind !== "export");
-      if (targets.length === 0)
-        throw new StowageError(
-          "usage",
-          "verify checks log prefixes: give a logger config (stowage.config.*); for exports use `stowage validate`",
-        );
+      const exportFiles = [
+        ...new Set(plan.targets.flatMap((t) => (t.kind === "export" && t.file ? [t.file] : []))),
+      ];
+      const exportReports = [];
+      let exportIntegrity = false;
+      for (const file of exportFiles) {
+        const { verifyExportFile } = await import("./verify-export.js");
+        const out = await verifyExportFile(file, flags.depth, io, flags.trustEndpoint, !flags.json);
+        exportReports.push(...out.reports);
+        exportIntegrity ||= out.integrity;
+        if (out.unverified) {
+          if (flags.json)
+            io.out(`${JSON.stringify({ ok: false, exports: exportReports }, null, 2)}\n`);
+          setExit(1);
+          return;
+        }
+      }
+      if (targets.length === 0) {
+        if (flags.json)
+          io.out(`${JSON.stringify({ ok: !exportIntegrity, exports: exportReports }, null, 2)}\n`);
+        setExit(exportIntegrity ? 3 : 0);
+        return;
+      }
       const { openStore } = await import("../../store/open-store.js");
       const { verifyLogs } = await import("../../verify/verify-logs.js");
       const reports = [];
@@ -127,7 +145,11 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
           store.close();
         }
       }
-      if (flags.json) io.out(`${JSON.stringify({ ok: !failed, targets: reports }, null, 2)}\n`);
+      failed ||= exportIntegrity;
+      if (flags.json)
+        io.out(
+          `${JSON.stringify({ ok: !failed, targets: reports, ...(exportReports.length ? { exports: exportReports } : {}) }, null, 2)}\n`,
+        );
       setExit(failed ? 3 : 0);
     });
 }
