@@ -5,7 +5,7 @@ import importX, { createNodeResolver } from "eslint-plugin-import-x";
 import stowage from "./lint/dependency-homes.js";
 
 // DESIGN.md: shared ← record, config ← store, batch ← delivery, spool ← logger, reader,
-// export, doctor ← studio ← cli. A module imports only from lower layers; siblings in a
+// export, doctor, verify ← studio ← cli. A module imports only from lower layers; siblings in a
 // layer do not import each other, except spool → delivery (spool implements the buffer
 // interface delivery defines). demo/ (the sample workload of `stowage demo`) and bridges/
 // (one folder per framework subpath: stowage/pino, stowage/express, …) sit beside studio.
@@ -14,7 +14,7 @@ const LAYERS = [
   ["record", "config"],
   ["store", "batch"],
   ["delivery", "spool"],
-  ["logger", "reader", "export", "doctor"],
+  ["logger", "reader", "export", "doctor", "verify"],
   ["studio", "demo", "bridges"],
   ["cli"],
 ];
