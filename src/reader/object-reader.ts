@@ -215,6 +215,15 @@ export async function decodeObject(
   if (outcome.kind === "checksum")
     // Altered bytes: the object is corrupt; none of its lines become records (docs/retention.md).
     return skip(target.key, "checksum", outcome.message.replace(`${target.key}: `, ""));
+  const promised = Number(res.metadata[META.records]);
+  if (outcome.kind === "end" && Number.isInteger(promised) && promised !== index)
+    // A whole object whose line count is not its `records` metadata was replaced or altered
+    // after it was written (e.g. overwritten without a checksum): corrupt, no records.
+    return skip(
+      target.key,
+      "checksum",
+      `the body holds ${index} lines, its records metadata says ${promised}: the object was altered after it was written`,
+    );
   if (outcome.kind === "too-large") {
     const limit =
       outcome.which === "compressed" ? OBJECT_MAX_COMPRESSED_BYTES : OBJECT_MAX_DECODED_BYTES;
