@@ -57,12 +57,12 @@ it.each(["sqlite", "memory"])(
     });
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout) as {
-      result: { ok: boolean; destinations: { s3: { delivered: number } } };
+      result: { ok: boolean; destinations: { sink: { delivered: number } } };
       bun: boolean;
     };
     expect(out.bun).toBe(true);
     expect(out.result.ok, run.stdout).toBe(true);
-    expect(out.result.destinations.s3.delivered).toBe(N);
+    expect(out.result.destinations.sink.delivered).toBe(N);
     if (buffer === "sqlite") expect(fileHeader(spoolPath)).toBe("SQLite format 3");
 
     const counts = await bucketIdCounts(prefix);
