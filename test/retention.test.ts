@@ -13,34 +13,17 @@ import {
 import { afterAll, describe, expect, it } from "vitest";
 import { freshBucket, minio, minioStore, uniquePrefix } from "./support/minio.js";
 import { runStowage } from "./support/cli.js";
+import { s3YamlConfig, yamlEnv } from "./support/yaml-config.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 function config(bucket: string, prefix: string, extra: string[] = []) {
-  const m = minio();
-  const dir = mkdtempSync(join(tmpdir(), "stowage-retention-"));
-  dirs.push(dir);
-  const file = join(dir, "stowage.config.yaml");
-  writeFileSync(
-    file,
-    [
-      "destination: s3",
-      "s3:",
-      `  bucket: ${bucket}`,
-      `  prefix: ${prefix}`,
-      `  region: ${m.region}`,
-      `  endpoint: ${m.endpoint}`,
-      "  force_path_style: true",
-      "  access_key_env: R_AK",
-      "  secret_key_env: R_SK",
-      ...extra,
-      "",
-    ].join("\n"),
-  );
-  return { dir, file };
+  const c = s3YamlConfig({ bucket, prefix, extra });
+  dirs.push(c.dir);
+  return c;
 }
-const env = () => ({ R_AK: minio().accessKeyId, R_SK: minio().secretAccessKey });
+const env = yamlEnv;
 const doctor = (c: { dir: string; file: string }) =>
   runStowage(["doctor", "--config", c.file], { env: env(), cwd: c.dir });
 
@@ -148,8 +131,8 @@ describe("issue 16 §4 lifecycle", () => {
         `      region: ${m.region}`,
         `      endpoint: ${m.endpoint}`,
         "      force_path_style: true",
-        "      access_key_env: R_AK",
-        "      secret_key_env: R_SK",
+        "      access_key_env: STOWAGE_TEST_AK",
+        "      secret_key_env: STOWAGE_TEST_SK",
         "      lifecycle:",
         "        expire_days: 90",
         "",

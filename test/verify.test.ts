@@ -1,9 +1,7 @@
 // `stowage verify` (issue 16 §3): the real CLI against MinIO — intact objects pass,
 // an object overwritten outside Stowage fails with exit 3 naming it, Object Lock is
 // checked against the config, and an unreachable store is exit 1 ("could not verify").
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
@@ -12,34 +10,22 @@ import { encodeV1Object } from "../src/batch/encoder.js";
 import { freshBucket, minio, minioStore, uniquePrefix } from "./support/minio.js";
 import { s3Config } from "./support/loggers.js";
 import { runStowage } from "./support/cli.js";
+import { s3YamlConfig, yamlEnv } from "./support/yaml-config.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 function config(prefix: string, o: { bucket?: string; endpoint?: string; lock?: string[] } = {}) {
-  const m = minio();
-  const dir = mkdtempSync(join(tmpdir(), "stowage-verify-"));
-  dirs.push(dir);
-  const file = join(dir, "stowage.config.yaml");
-  writeFileSync(
-    file,
-    [
-      "destination: s3",
-      "s3:",
-      `  bucket: ${o.bucket ?? m.bucket}`,
-      `  prefix: ${prefix}`,
-      `  region: ${m.region}`,
-      `  endpoint: ${o.endpoint ?? m.endpoint}`,
-      "  force_path_style: true",
-      "  access_key_env: V_AK",
-      "  secret_key_env: V_SK",
-      ...(o.lock ?? []),
-      "",
-    ].join("\n"),
-  );
-  return { dir, file };
+  const c = s3YamlConfig({
+    prefix,
+    ...(o.bucket ? { bucket: o.bucket } : {}),
+    ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+    ...(o.lock ? { extra: o.lock } : {}),
+  });
+  dirs.push(c.dir);
+  return c;
 }
-const env = () => ({ V_AK: minio().accessKeyId, V_SK: minio().secretAccessKey });
+const env = yamlEnv;
 
 describe("issue 16 §3 stowage verify", () => {
   it("logger-written objects verify at both depths; one overwritten outside Stowage is exit 3 naming it", async () => {

@@ -3,6 +3,7 @@
  * an Error as message or data, and pino's `(object, message)` order; and reads
  * `write()`'s record argument once, turning unreadable input into usage errors.
  */
+import { RECORD_FIELDS } from "../record/fields.js";
 import type { LogRecord } from "../record/record.js";
 import { UNSERIALIZABLE } from "../record/sanitize.js";
 import { StowageError } from "../shared/errors.js";
@@ -87,19 +88,6 @@ export function safeCallArgs(first: unknown, second: unknown): CallParts {
     return { message, data: UNSERIALIZABLE };
   }
 }
-
-const RECORD_FIELDS = [
-  "timestamp",
-  "level",
-  "message",
-  "service",
-  "caller",
-  "data",
-  "bindings",
-  "error",
-  "traceId",
-  "spanId",
-] as const;
 
 /**
  * write()'s argument, read once into a plain object; anything unreadable is a usage error.

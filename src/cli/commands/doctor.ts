@@ -31,6 +31,31 @@ async function loadExportHook(): Promise<ExportDoctorHook | undefined> {
 }
 
 /** Config files from `--config` (must exist: a missing one is a usage error). */
+/**
+ * The doctor plan of `--config` files (or the discovered config), throwing the first
+ * config error (exit 2): what `policy` and `verify` need before they act.
+ */
+export async function loadCheckedPlan(
+  given: string[],
+  io: { cwd: string; env: NodeJS.ProcessEnv },
+  trustedHosts: string[],
+): Promise<import("../../doctor/index.js").LoadedPlan> {
+  const { loadDoctorPlan } = await import("../../doctor/index.js");
+  const plan = await loadDoctorPlan(configFiles(given, io.cwd), {
+    cwd: io.cwd,
+    env: io.env,
+    trustedHosts,
+  });
+  const broken = plan.configChecks.find((c) => !c.ok);
+  if (broken)
+    throw new StowageError(
+      "config",
+      broken.detail ?? `${broken.name} is invalid`,
+      broken.hint ? { hint: broken.hint } : {},
+    );
+  return plan;
+}
+
 export function configFiles(given: string[], cwd: string): string[] {
   return given.map((f) => {
     const abs = resolve(cwd, f);

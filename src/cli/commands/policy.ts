@@ -7,7 +7,7 @@
 import { Option, type Command } from "commander";
 import { StowageError } from "../../shared/errors.js";
 import type { CliIo, SetExitCode } from "../io.js";
-import { configFiles } from "./doctor.js";
+import { loadCheckedPlan } from "./doctor.js";
 
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
   program
@@ -39,19 +39,8 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         json?: boolean;
         trustEndpoint: string[];
       }) => {
-        const { loadDoctorPlan, buildIamPolicy } = await import("../../doctor/index.js");
-        const plan = await loadDoctorPlan(configFiles(opts.config, io.cwd), {
-          cwd: io.cwd,
-          env: io.env,
-          trustedHosts: opts.trustEndpoint,
-        });
-        const broken = plan.configChecks.find((c) => !c.ok);
-        if (broken)
-          throw new StowageError(
-            "config",
-            broken.detail ?? `${broken.name} is invalid`,
-            broken.hint ? { hint: broken.hint } : {},
-          );
+        const { buildIamPolicy } = await import("../../doctor/index.js");
+        const plan = await loadCheckedPlan(opts.config, io, opts.trustEndpoint);
         if (opts.lifecycle) {
           const { buildLifecycle } = await import("../../doctor/lifecycle.js");
           const lifecycle = buildLifecycle(plan.targets);

@@ -8,7 +8,7 @@
 import type { Command } from "commander";
 import type { CliIo, SetExitCode } from "../io.js";
 import { collect } from "../source-flags.js";
-import { configFiles } from "./doctor.js";
+import { loadCheckedPlan } from "./doctor.js";
 
 interface VerifyFlags {
   config: string[];
@@ -54,19 +54,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       const fromMs = parseTimeArg(flags.from, now, "--from");
       const toMs = parseTimeArg(flags.to, now, "--to");
       if (fromMs > toMs) throw new StowageError("usage", "--from must not be after --to");
-      const { loadDoctorPlan } = await import("../../doctor/index.js");
-      const plan = await loadDoctorPlan(configFiles(flags.config, io.cwd), {
-        cwd: io.cwd,
-        env: io.env,
-        trustedHosts: flags.trustEndpoint,
-      });
-      const broken = plan.configChecks.find((c) => !c.ok);
-      if (broken)
-        throw new StowageError(
-          "config",
-          broken.detail ?? `${broken.name} is invalid`,
-          broken.hint ? { hint: broken.hint } : {},
-        );
+      const plan = await loadCheckedPlan(flags.config, io, flags.trustEndpoint);
       const targets = plan.targets.filter((t) => t.kind !== "export");
       const exportFiles = [
         ...new Set(plan.targets.flatMap((t) => (t.kind === "export" && t.file ? [t.file] : []))),
