@@ -32,7 +32,7 @@ export interface ReadContext {
   cache: ObjectCache;
   grant: Grant;
   retryBackoffMs: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Receives a short note on each retried failure (no secrets). */
   onRetry(note: string): void;
 }

@@ -314,15 +314,15 @@ export class S3Store implements ObjectStore {
 function infoOf(
   key: string,
   res: {
-    ContentLength?: number;
-    ETag?: string;
-    LastModified?: Date;
-    ContentType?: string;
-    ContentEncoding?: string;
-    Metadata?: Record<string, string>;
-    ChecksumSHA256?: string;
-    ObjectLockMode?: string;
-    ObjectLockRetainUntilDate?: Date;
+    ContentLength?: number | undefined;
+    ETag?: string | undefined;
+    LastModified?: Date | undefined;
+    ContentType?: string | undefined;
+    ContentEncoding?: string | undefined;
+    Metadata?: Record<string, string> | undefined;
+    ChecksumSHA256?: string | undefined;
+    ObjectLockMode?: string | undefined;
+    ObjectLockRetainUntilDate?: Date | undefined;
   },
 ): ObjectInfo {
   return {
