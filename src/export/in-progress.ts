@@ -58,7 +58,7 @@ export class RunMarker {
     const write = () =>
       this.store.put(this.key, JSON.stringify(body, null, 1), {
         contentType: "application/json",
-        ...(this.signal ? { signal: this.signal } : {}),
+        signal: this.signal,
       });
     const next = this.chain.then(write, write);
     this.chain = next.catch(() => undefined);
@@ -88,7 +88,7 @@ export async function cleanupFailedRuns(
   store: ObjectStore,
   exp: ResolvedExport,
   policy: RetryPolicyOptions,
-  options: { exceptRunId?: string; signal?: AbortSignal } = {},
+  options: { exceptRunId?: string; signal?: AbortSignal | undefined } = {},
 ): Promise<CleanupResult> {
   const { signal } = options;
   const result: CleanupResult = { runs: [], deletedObjects: 0, resumable: [] };
@@ -149,7 +149,7 @@ async function restoreSuccess(
   if (manifest && sha256Hex(manifest) === m.replaced_success)
     await store.put(successKey, `${m.replaced_success}\n`, {
       contentType: "text/plain",
-      ...(signal ? { signal } : {}),
+      signal,
     });
 }
 

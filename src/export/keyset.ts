@@ -179,6 +179,6 @@ async function saveState(
   };
   await store.put(keysetStateKey(ctx.exp.prefixTemplate, ctx.exp.name), JSON.stringify(state), {
     contentType: "application/json",
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    signal: ctx.signal,
   });
 }

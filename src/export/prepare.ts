@@ -31,7 +31,7 @@ export interface PrepareOptions {
   policy: RetryPolicyOptions;
   openSource: () => Promise<Source>;
   tuning: ResolvedTuning;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   now: () => Date;
 }
 
@@ -75,7 +75,7 @@ export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promis
     const abortedUploads = await abortDangling(store, exp, signal);
     const cleaned = await cleanupFailedRuns(store, exp, policy, {
       exceptRunId: runId,
-      ...(signal ? { signal } : {}),
+      signal,
     });
     const previous = await readPrevious(store, keys, policy, signal);
     const marker = new RunMarker(

@@ -91,7 +91,7 @@ export async function listKeys(
     const page = await store.list({
       prefix,
       ...(token ? { continuationToken: token } : {}),
-      ...(signal ? { signal } : {}),
+      signal,
     });
     keys.push(...page.entries.map((e) => e.key));
     token = page.nextContinuationToken;

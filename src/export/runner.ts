@@ -44,7 +44,7 @@ export interface RunExportOptions {
   openSource: () => Promise<Source>;
   sourceType: Source["type"];
   tuning: ResolvedTuning;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   now?: () => Date;
   onProgress?: (p: ExportProgress) => void;
 }
@@ -88,7 +88,7 @@ export async function runExport(
     openSource: options.openSource,
     tuning,
     now,
-    ...(signal ? { signal } : {}),
+    signal,
   }).catch((err: unknown) => {
     throw inExport(exp.name, err);
   });
@@ -110,7 +110,7 @@ export async function runExport(
     store,
     policy,
     tuning,
-    ...(signal ? { signal } : {}),
+    signal,
     format: p.format,
     keys: p.keys,
     runId: p.runId,
@@ -129,7 +129,7 @@ export async function runExport(
         writer: {
           partSize: tuning.partSize,
           queueSize: tuning.queueSize,
-          ...(signal ? { signal } : {}),
+          signal,
           ...runObjectLock(exp.destination, p.startedAt),
         },
         onBytes: (d) => void (progress.bytes += d),
@@ -198,7 +198,7 @@ export async function runExport(
       marker: p.marker,
       policy,
       resumed: p.resume !== undefined,
-      ...(signal ? { signal } : {}),
+      signal,
     });
   } catch (err) {
     if (err instanceof CommitUncertain)

@@ -75,7 +75,7 @@ export async function validateExport(
     store: ObjectStore;
     depth?: ValidateDepth;
     date?: Date;
-    signal?: AbortSignal;
+    signal?: AbortSignal | undefined;
     concurrency?: number;
     /** Attempts per storage call (default 4, the export's `max_attempts`). */
     maxAttempts?: number;

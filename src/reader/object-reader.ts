@@ -118,7 +118,7 @@ export async function readObject(
 
 const getOptions = (ctx: ReadContext, target: ObjectTarget) => ({
   ...(target.etag ? { ifMatch: target.etag } : {}),
-  ...(ctx.signal ? { signal: ctx.signal } : {}),
+  signal: ctx.signal,
 });
 
 function unwrap(out: { res: GetResult } | { err: unknown }): GetResult {
