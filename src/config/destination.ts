@@ -73,7 +73,7 @@ export interface DestinationParseOptions {
   /** Base for relative local paths. Default `process.cwd()`. */
   cwd?: string;
   /** Hosts trusted on the command line (`--trust-endpoint`). */
-  trustedHosts?: readonly string[];
+  trustedHosts?: readonly string[] | undefined;
   /** "code" for TypeScript/JS configs and objects; "data" for YAML/JSON (no explicit secrets, no trustEndpoint). */
   origin?: "code" | "data";
   /** The file the block came from, for messages. */

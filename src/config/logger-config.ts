@@ -84,7 +84,7 @@ export interface ResolveLoggerOptions {
   origin?: "code" | "data";
   file?: string;
   /** Hosts trusted on the command line. */
-  trustedHosts?: readonly string[];
+  trustedHosts?: readonly string[] | undefined;
 }
 
 /**

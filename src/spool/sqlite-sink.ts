@@ -38,7 +38,7 @@ export interface SqliteSinkOptions {
   maxBackoffMs: number;
   worker: SpoolWorkerConfig;
   /** Typed delivery events (retries, rejections, the latch, adoptions). */
-  onEvent?: DeliveryEventListener;
+  onEvent?: DeliveryEventListener | undefined;
   /** Object Lock for every object written (docs/retention.md). */
   objectLock?: ObjectLockSpec;
 }
@@ -69,7 +69,7 @@ export class SqliteSink implements Sink {
       maxAttempts: o.maxAttempts,
       initialBackoffMs: o.initialBackoffMs,
       maxBackoffMs: o.maxBackoffMs,
-      ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+      onEvent: o.onEvent,
       ...(o.objectLock ? { objectLock: o.objectLock } : {}),
       onDelivered: (b) => this.outcome(b as SpooledBatch, true),
       onFailed: (b, err) =>
