@@ -193,7 +193,7 @@ export function finishS3Destination(
     const head = `${options.file ? `${options.file}: ` : ""}${where}: `;
     throw new StowageError(err.code, head + err.message, {
       cause: err.cause,
-      ...(err.hint ? { hint: err.hint } : {}),
+      hint: err.hint,
     });
   }
 }

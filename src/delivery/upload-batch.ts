@@ -12,7 +12,7 @@ import type { ObjectLockSpec } from "../config/destination.js";
 import type { SealedBatch } from "./sealed-batch.js";
 
 /** The delivery retry settings (a RetryPolicyOptions), and the Object Lock every object gets. */
-export type RetryOptions = RetryPolicyOptions & { objectLock?: ObjectLockSpec };
+export type RetryOptions = RetryPolicyOptions & { objectLock?: ObjectLockSpec | undefined };
 
 const DAY_MS = 86_400_000;
 

@@ -131,7 +131,7 @@ export class MultipartWriter implements ByteSink {
       const body = part.body;
       const put = {
         ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
-        ...(this.options.objectLock ? { objectLock: this.options.objectLock } : {}),
+        objectLock: this.options.objectLock,
         signal: this.options.signal,
       };
       const res = await this.store.put(this.key, body, put).finally(() => this.release(part));
@@ -188,7 +188,7 @@ export class MultipartWriter implements ByteSink {
     this.uploadStarting ??= this.store
       .startMultipart(this.key, {
         ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
-        ...(this.options.objectLock ? { objectLock: this.options.objectLock } : {}),
+        objectLock: this.options.objectLock,
         ...signal,
       })
       .then((u) => (this.upload = u));

@@ -260,13 +260,13 @@ function inExport(name: string, err: unknown, hint?: string): StowageError {
     const h = hint ?? err.hint;
     return new StowageError(err.code, `export "${name}": ${err.message}`, {
       cause: err.cause ?? err,
-      ...(h ? { hint: h } : {}),
+      hint: h,
     });
   }
   return new StowageError(
     "internal",
     `export "${name}": ${(err as Error)?.message ?? String(err)}`,
-    { cause: err, ...(hint ? { hint } : {}) },
+    { cause: err, hint },
   );
 }
 

@@ -136,6 +136,6 @@ function createSink(
   return new MemorySink(resolved.destination.type, store, prefix, {
     ...d,
     onEvent,
-    ...(objectLock ? { objectLock } : {}),
+    objectLock,
   });
 }

@@ -41,7 +41,7 @@ export interface DeliveryOptions {
   /** Typed delivery events (retries, rejections, the latch). */
   onEvent?: DeliveryEventListener | undefined;
   /** Object Lock for every object written (docs/retention.md). */
-  objectLock?: ObjectLockSpec;
+  objectLock?: ObjectLockSpec | undefined;
 }
 
 export class MemorySink implements Sink {
@@ -81,7 +81,7 @@ export class MemorySink implements Sink {
       initialBackoffMs: options.initialBackoffMs,
       maxBackoffMs: options.maxBackoffMs,
       onEvent: options.onEvent,
-      ...(options.objectLock ? { objectLock: options.objectLock } : {}),
+      objectLock: options.objectLock,
       onDelivered: (batch) => {
         this.delivered += batch.records;
         this.objects++;

@@ -40,7 +40,7 @@ export interface SqliteSinkOptions {
   /** Typed delivery events (retries, rejections, the latch, adoptions). */
   onEvent?: DeliveryEventListener | undefined;
   /** Object Lock for every object written (docs/retention.md). */
-  objectLock?: ObjectLockSpec;
+  objectLock?: ObjectLockSpec | undefined;
 }
 
 type SpooledBatch = SealedBatch & { spoolId: string };
@@ -70,7 +70,7 @@ export class SqliteSink implements Sink {
       initialBackoffMs: o.initialBackoffMs,
       maxBackoffMs: o.maxBackoffMs,
       onEvent: o.onEvent,
-      ...(o.objectLock ? { objectLock: o.objectLock } : {}),
+      objectLock: o.objectLock,
       onDelivered: (b) => this.outcome(b as SpooledBatch, true),
       onFailed: (b, err) =>
         this.outcome(b as SpooledBatch, false, {

@@ -29,7 +29,7 @@ export interface PutOptions {
   contentEncoding?: string;
   metadata?: ObjectMetadata;
   /** Object Lock retention for the new object (the bucket must have Object Lock enabled). */
-  objectLock?: { mode: ObjectLockMode; retainUntil: Date };
+  objectLock?: { mode: ObjectLockMode; retainUntil: Date } | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -56,7 +56,7 @@ export interface ObjectInfo {
   /** Stored SHA-256 (base64; multipart objects: composite `…-N`), when the object has one. */
   checksumSha256?: string;
   /** Object Lock retention, when the object has one. */
-  objectLock?: { mode: ObjectLockMode; retainUntil: Date };
+  objectLock?: { mode: ObjectLockMode; retainUntil: Date } | undefined;
 }
 
 export type ObjectLockMode = "GOVERNANCE" | "COMPLIANCE";
