@@ -172,7 +172,7 @@ export function finishS3Destination(
       if (!(err instanceof StowageError) || origin !== "data" || !block.trustEndpoint) throw err;
       const note =
         "\nNote: `trust_endpoint: true` is not honoured in a YAML/JSON file (a data file can change without code review); use 1 or 2.";
-      throw new StowageError(err.code, err.message + note, err.hint ? { hint: err.hint } : {});
+      throw new StowageError(err.code, err.message + note, { hint: err.hint });
     }
     return {
       type: "s3",

@@ -115,7 +115,7 @@ export async function commitRun(c: CommitInput): Promise<string> {
   // recognised as stale by the next start: manifest.json names its run).
   if (run.mode === "keyset")
     await store
-      .delete(keysetStateKey(c.exp.prefixTemplate, c.exp.name), signal ? { signal } : {})
+      .delete(keysetStateKey(c.exp.prefixTemplate, c.exp.name), { signal })
       .catch(() => undefined);
   // The run is committed; a marker that fails to go is removed by the next run's cleanup
   // (which sees manifest.json naming this run and keeps its objects).

@@ -72,7 +72,7 @@ export interface LoadExportOptions {
 }
 
 const fail = (file: string, msg: string, hint?: string) =>
-  new StowageError("config", `${file}: ${msg}`, hint ? { hint } : {});
+  new StowageError("config", `${file}: ${msg}`, { hint });
 
 /**
  * Loads and validates an export YAML file.

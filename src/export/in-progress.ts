@@ -124,13 +124,13 @@ export async function cleanupFailedRuns(
         signal ? { signal } : {},
       );
       for (const u of uploads.filter((u) => mine.has(u.key)))
-        await store.abortMultipart(u, signal ? { signal } : {});
-      for (const k of safe) await store.delete(k, signal ? { signal } : {});
+        await store.abortMultipart(u, { signal });
+      for (const k of safe) await store.delete(k, { signal });
       result.runs.push(m.run_id);
       result.deletedObjects += safe.length;
       await restoreSuccess(store, m, policy, signal);
     }
-    await store.delete(markerKey, signal ? { signal } : {});
+    await store.delete(markerKey, { signal });
   }
   return result;
 }

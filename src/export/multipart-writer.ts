@@ -130,7 +130,7 @@ export class MultipartWriter implements ByteSink {
       const part = this.takeFill();
       const body = part.body;
       const put = {
-        ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
+        contentType: this.options.contentType,
         objectLock: this.options.objectLock,
         signal: this.options.signal,
       };
@@ -187,7 +187,7 @@ export class MultipartWriter implements ByteSink {
     const signal = this.options.signal ? { signal: this.options.signal } : {};
     this.uploadStarting ??= this.store
       .startMultipart(this.key, {
-        ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
+        contentType: this.options.contentType,
         objectLock: this.options.objectLock,
         ...signal,
       })

@@ -92,7 +92,7 @@ export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promis
       signal,
     );
     await marker.add(keys.runManifest);
-    await store.delete(keys.success, signal ? { signal } : {});
+    await store.delete(keys.success, { signal });
     return {
       runId,
       startedAt,
@@ -142,6 +142,6 @@ export async function abortDangling(
     signal ? { signal } : {},
   );
   const mine = uploads.filter((u) => isDataKey(u.key, head, exp.name));
-  for (const u of mine) await store.abortMultipart(u, signal ? { signal } : {});
+  for (const u of mine) await store.abortMultipart(u, { signal });
   return mine.length;
 }

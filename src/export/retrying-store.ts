@@ -66,7 +66,7 @@ export async function readObject(
   try {
     return await withRetry(
       async () => {
-        const res = await unretried(store).get(key, signal ? { signal } : {});
+        const res = await unretried(store).get(key, { signal });
         // A manifest lists one entry (~200 B) per part: 256 MiB is over a million parts.
         return await readCapped(res.body, 256 * 1024 * 1024, `export object ${key}`);
       },
@@ -90,7 +90,7 @@ export async function listKeys(
   do {
     const page = await store.list({
       prefix,
-      ...(token ? { continuationToken: token } : {}),
+      continuationToken: token,
       signal,
     });
     keys.push(...page.entries.map((e) => e.key));

@@ -81,7 +81,7 @@ export async function runExport(
   const now = options.now ?? (() => new Date());
   const { tuning, signal } = options;
   const policy = exportRetryPolicy(tuning.maxAttempts);
-  const store = retryingStore(options.store, policy, signal ? { signal } : {});
+  const store = retryingStore(options.store, policy, { signal });
   const p = await prepareRun(exp, {
     store,
     policy,

@@ -75,10 +75,10 @@ export async function cleanupConfiguredExport(
   const raw = options.store ?? openExportStore(cfg, exp, options.env);
   const policy = exportRetryPolicy(cfg.tuning.maxAttempts);
   const signal = options.signal;
-  const store = retryingStore(raw, policy, signal ? { signal } : {});
+  const store = retryingStore(raw, policy, { signal });
   try {
     const abortedUploads = await abortDangling(store, exp, signal);
-    const r = await cleanupFailedRuns(store, exp, policy, signal ? { signal } : {});
+    const r = await cleanupFailedRuns(store, exp, policy, { signal });
     return { ...r, abortedUploads };
   } finally {
     if (!options.store) raw.close();

@@ -166,7 +166,7 @@ export class HourWalk {
       {
         prefix: hour.prefix,
         maxKeys: this.listPageSize,
-        ...(hour.startAfter ? { startAfter: hour.startAfter } : {}),
+        startAfter: hour.startAfter,
       },
       env,
     );

@@ -25,7 +25,7 @@ export type ObjectMetadata = Record<string, string>;
 export interface PutOptions {
   /** `"*"`: create only if the key does not exist (S3 `If-None-Match: *`). */
   ifNoneMatch?: "*";
-  contentType?: string;
+  contentType?: string | undefined;
   contentEncoding?: string;
   metadata?: ObjectMetadata;
   /** Object Lock retention for the new object (the bucket must have Object Lock enabled). */
@@ -56,7 +56,7 @@ export interface ObjectInfo {
   /** Stored SHA-256 (base64; multipart objects: composite `…-N`), when the object has one. */
   checksumSha256?: string;
   /** Object Lock retention, when the object has one. */
-  objectLock?: { mode: ObjectLockMode; retainUntil: Date } | undefined;
+  objectLock?: { mode: ObjectLockMode; retainUntil: Date };
 }
 
 export type ObjectLockMode = "GOVERNANCE" | "COMPLIANCE";
@@ -68,8 +68,8 @@ export interface GetResult extends ObjectInfo {
 
 export interface ListOptions {
   prefix?: string;
-  startAfter?: string;
-  continuationToken?: string;
+  startAfter?: string | undefined;
+  continuationToken?: string | undefined;
   /** At most this many keys in the page (S3 caps at 1000). */
   maxKeys?: number;
   /** Roll keys up to their next `delimiter` ("/"): the folders below `prefix` come back in `commonPrefixes`. */
@@ -108,7 +108,7 @@ export interface ObjectStore {
   /** Deletes the key (with `versionId`: that version, as a locked bucket requires to really remove bytes). */
   delete(
     key: string,
-    options?: { signal?: AbortSignal | undefined; versionId?: string },
+    options?: { signal?: AbortSignal | undefined; versionId?: string | undefined },
   ): Promise<void>;
   /** Starts a multipart upload (exports stream large objects through these). */
   startMultipart(key: string, options?: Omit<PutOptions, "ifNoneMatch">): Promise<MultipartUpload>;

@@ -81,7 +81,7 @@ export async function verifyLogs(
           report.requests.list++;
           return store.list({
             prefix: folder,
-            ...(token ? { continuationToken: token } : {}),
+            continuationToken: token,
             ...hooks,
           });
         },
