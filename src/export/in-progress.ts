@@ -119,10 +119,7 @@ export async function cleanupFailedRuns(
         (k) => (!head || k.startsWith(`${head}/`)) && !k.split("/").includes(".."),
       );
       const mine = new Set(safe);
-      const uploads = await store.listMultipartUploads(
-        m.prefix ? `${m.prefix}/` : "",
-        signal ? { signal } : {},
-      );
+      const uploads = await store.listMultipartUploads(m.prefix ? `${m.prefix}/` : "", { signal });
       for (const u of uploads.filter((u) => mine.has(u.key)))
         await store.abortMultipart(u, { signal });
       for (const k of safe) await store.delete(k, { signal });

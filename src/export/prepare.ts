@@ -137,10 +137,7 @@ export async function abortDangling(
   signal?: AbortSignal,
 ): Promise<number> {
   const head = stablePrefix(exp.prefixTemplate, exp.name);
-  const uploads = await store.listMultipartUploads(
-    head ? `${head}/` : "",
-    signal ? { signal } : {},
-  );
+  const uploads = await store.listMultipartUploads(head ? `${head}/` : "", { signal });
   const mine = uploads.filter((u) => isDataKey(u.key, head, exp.name));
   for (const u of mine) await store.abortMultipart(u, { signal });
   return mine.length;

@@ -71,7 +71,7 @@ export async function readObject(
         return await readCapped(res.body, 256 * 1024 * 1024, `export object ${key}`);
       },
       policy,
-      signal ? { signal } : {},
+      { signal },
     );
   } catch (err) {
     if (isStowageError(err, "not-found")) return undefined;

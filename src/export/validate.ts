@@ -56,7 +56,7 @@ async function hashObject(
         return { sha256: h.digest("hex"), bytes };
       },
       policy,
-      signal ? { signal } : {},
+      { signal },
     );
   } catch (err) {
     if (isStowageError(err, "not-found")) return undefined;
