@@ -10,8 +10,8 @@ import { PROVIDER_NAMES } from "./providers.js";
 export interface CredentialIdentity {
   accessKeyId: string;
   secretAccessKey: string;
-  sessionToken?: string;
-  expiration?: Date;
+  sessionToken?: string | undefined;
+  expiration?: Date | undefined;
 }
 
 /** An async credential provider (refreshing is the provider's job). */

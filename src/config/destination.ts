@@ -73,7 +73,7 @@ export interface DestinationParseOptions {
   /** Base for relative local paths. Default `process.cwd()`. */
   cwd?: string;
   /** Hosts trusted on the command line (`--trust-endpoint`). */
-  trustedHosts?: readonly string[];
+  trustedHosts?: readonly string[] | undefined;
   /** "code" for TypeScript/JS configs and objects; "data" for YAML/JSON (no explicit secrets, no trustEndpoint). */
   origin?: "code" | "data";
   /** The file the block came from, for messages. */
@@ -172,7 +172,7 @@ export function finishS3Destination(
       if (!(err instanceof StowageError) || origin !== "data" || !block.trustEndpoint) throw err;
       const note =
         "\nNote: `trust_endpoint: true` is not honoured in a YAML/JSON file (a data file can change without code review); use 1 or 2.";
-      throw new StowageError(err.code, err.message + note, err.hint ? { hint: err.hint } : {});
+      throw new StowageError(err.code, err.message + note, { hint: err.hint });
     }
     return {
       type: "s3",
@@ -193,7 +193,7 @@ export function finishS3Destination(
     const head = `${options.file ? `${options.file}: ` : ""}${where}: `;
     throw new StowageError(err.code, head + err.message, {
       cause: err.cause,
-      ...(err.hint ? { hint: err.hint } : {}),
+      hint: err.hint,
     });
   }
 }

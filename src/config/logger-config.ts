@@ -84,7 +84,7 @@ export interface ResolveLoggerOptions {
   origin?: "code" | "data";
   file?: string;
   /** Hosts trusted on the command line. */
-  trustedHosts?: readonly string[];
+  trustedHosts?: readonly string[] | undefined;
 }
 
 /**
@@ -237,6 +237,6 @@ export function resolveLoggerConfig(
     // Byte sizes and cross-field checks: name the file like schema errors do.
     const head = options.file ? `${options.file}: ` : "";
     if (!(err instanceof StowageError) || !head || err.message.startsWith(head)) throw err;
-    throw new StowageError(err.code, head + err.message, err.hint ? { hint: err.hint } : {});
+    throw new StowageError(err.code, head + err.message, { hint: err.hint });
   }
 }

@@ -24,7 +24,7 @@ export async function loadProjectConfig(
     env?: Env;
     file?: string;
     isTTY?: boolean;
-    trustedHosts?: readonly string[];
+    trustedHosts?: readonly string[] | undefined;
   } = {},
 ): Promise<ProjectConfig> {
   const cwd = options.cwd ?? process.cwd();
@@ -53,7 +53,7 @@ export async function loadProjectConfig(
     origin: loaded.origin,
     file: loaded.path,
     ...(options.isTTY !== undefined ? { isTTY: options.isTTY } : {}),
-    ...(options.trustedHosts ? { trustedHosts: options.trustedHosts } : {}),
+    trustedHosts: options.trustedHosts,
   });
   return { config, file: loaded.path, warnings };
 }

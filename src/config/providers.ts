@@ -21,7 +21,7 @@ export interface AddressingInput {
 
 export interface Addressing {
   provider?: ProviderName;
-  region?: string;
+  region?: string | undefined;
   endpoint?: string;
   forcePathStyle: boolean;
 }

@@ -22,7 +22,7 @@ export interface DispatcherOptions extends RetryOptions {
   onDelivered(batch: SealedBatch, via: "put" | "exists"): void;
   onFailed(batch: SealedBatch, error: ClassifiedError): void;
   /** Receives "retry" and "latched" events. */
-  onEvent?: DeliveryEventListener;
+  onEvent?: DeliveryEventListener | undefined;
 }
 
 export class Dispatcher {

@@ -12,7 +12,7 @@ import type { ObjectLockSpec } from "../config/destination.js";
 import type { SealedBatch } from "./sealed-batch.js";
 
 /** The delivery retry settings (a RetryPolicyOptions), and the Object Lock every object gets. */
-export type RetryOptions = RetryPolicyOptions & { objectLock?: ObjectLockSpec };
+export type RetryOptions = RetryPolicyOptions & { objectLock?: ObjectLockSpec | undefined };
 
 const DAY_MS = 86_400_000;
 
@@ -45,7 +45,7 @@ export async function uploadBatch(
   retry: RetryOptions,
   hooks: {
     onRetry?: (err: ClassifiedError, attempt: number, delayMs: number) => void;
-    signal?: AbortSignal;
+    signal?: AbortSignal | undefined;
   } = {},
 ): Promise<UploadOutcome> {
   const signal = hooks.signal ? { signal: hooks.signal } : {};
@@ -92,7 +92,7 @@ function isExists(err: unknown): boolean {
 async function confirmExisting(
   store: ObjectStore,
   batch: SealedBatch,
-  signal: { signal?: AbortSignal },
+  signal: { signal?: AbortSignal | undefined },
 ): Promise<void> {
   const head = await store.head(batch.key, signal);
   if (head.size === batch.body.byteLength && head.metadata["records"] === String(batch.records))

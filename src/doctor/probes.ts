@@ -211,7 +211,7 @@ export async function probeTarget(
       let firstErr: unknown;
       for (const k of written)
         await store
-          .delete(k, { signal, ...(versions.has(k) ? { versionId: versions.get(k)! } : {}) })
+          .delete(k, { signal, versionId: versions.get(k) })
           .catch((err: unknown) => (left.push(k), (firstErr ??= err)));
       if (left.length === 0) record("Cleanup (DeleteObject)", ok);
       else {

@@ -27,7 +27,7 @@ export async function listProbe(
       prefix,
       maxKeys: 1,
       signal,
-      ...(token ? { continuationToken: token } : {}),
+      continuationToken: token,
     });
     if (res.entries.length > 1)
       return { ok: false, category: CAP, detail: `max-keys 1 returned ${res.entries.length} keys` };

@@ -127,7 +127,7 @@ async function lockChecks(
     // The probe's retention is two seconds: wait it out, then remove that version for good.
     const wait = retainUntil.getTime() + 250 - Date.now();
     if (wait > 0) await sleep(wait, signal).catch(() => undefined);
-    await store.delete(key, { signal, ...(versionId ? { versionId } : {}) }).catch(() => undefined);
+    await store.delete(key, { signal, versionId }).catch(() => undefined);
   }
   return [{ name, ok: true }];
 }

@@ -14,7 +14,7 @@ export interface RunDoctorOptions {
   env: Env;
   /** Per storage request. Default 5,000 ms: a dead endpoint fails fast. */
   requestTimeoutMs?: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Run the capability probes for export destinations too (they always run for log destinations). */
   capabilities?: boolean;
   /** More checks, run after the plan's own (the export side's hook). */

@@ -27,7 +27,7 @@ export interface SourceCheckOptions {
   accessKeyEnv?: string;
   secretKeyEnv?: string;
   sessionTokenEnv?: string;
-  trustedHosts?: string[];
+  trustedHosts?: string[] | undefined;
   env: Env;
   cwd: string;
   requestTimeoutMs: number;
@@ -125,7 +125,7 @@ function s3Source(text: string, o: SourceCheckOptions): ResolvedS3Destination {
   const dest = parseDestination(raw, "--source", {
     env: o.env,
     origin: "code",
-    ...(o.trustedHosts ? { trustedHosts: o.trustedHosts } : {}),
+    trustedHosts: o.trustedHosts,
   });
   if (dest.type !== "s3")
     throw new StowageError("internal", "an s3:// source resolved to a non-S3 destination");

@@ -36,7 +36,7 @@ export interface DoctorReport {
 /** A destination to probe; `label` (e.g. an export name) tells several apart. */
 export interface DoctorTarget {
   destination: ResolvedDestination;
-  label?: string;
+  label?: string | undefined;
   /** The config file naming it (for `stowage policy` hints). */
   file?: string;
   /** What writes there: the logger (`<prefix>/v1/...`) or an export (parts, manifest, `_SUCCESS`). */

@@ -60,13 +60,13 @@ export interface CommitInput {
   policy: RetryPolicyOptions;
   /** A keyset run resumed after its predecessor died (the same run id). */
   resumed: boolean;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Writes the commit files; resolves with the folder manifest's SHA-256 (what `_SUCCESS` holds). */
 export async function commitRun(c: CommitInput): Promise<string> {
   const { store, keys, run, signal } = c;
-  const json = { contentType: "application/json", ...(signal ? { signal } : {}) };
+  const json = { contentType: "application/json", signal };
   const runBytes = encodeManifest(run).bytes;
   const folder = encodeManifest(folderManifest(run, c.previous));
   await store
@@ -115,7 +115,7 @@ export async function commitRun(c: CommitInput): Promise<string> {
   // recognised as stale by the next start: manifest.json names its run).
   if (run.mode === "keyset")
     await store
-      .delete(keysetStateKey(c.exp.prefixTemplate, c.exp.name), signal ? { signal } : {})
+      .delete(keysetStateKey(c.exp.prefixTemplate, c.exp.name), { signal })
       .catch(() => undefined);
   // The run is committed; a marker that fails to go is removed by the next run's cleanup
   // (which sees manifest.json naming this run and keeps its objects).

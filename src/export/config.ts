@@ -66,13 +66,13 @@ export interface ResolvedExportConfig {
 export interface LoadExportOptions {
   env: Env;
   cwd?: string;
-  trustedHosts?: readonly string[];
+  trustedHosts?: readonly string[] | undefined;
   /** False for commands that never connect to the database (`validate`): url_env may be unset. */
   needSource?: boolean;
 }
 
 const fail = (file: string, msg: string, hint?: string) =>
-  new StowageError("config", `${file}: ${msg}`, hint ? { hint } : {});
+  new StowageError("config", `${file}: ${msg}`, { hint });
 
 /**
  * Loads and validates an export YAML file.
@@ -230,7 +230,7 @@ function resolveExport(
     origin: "data",
     file,
     ...(options.cwd ? { cwd: options.cwd } : {}),
-    ...(options.trustedHosts ? { trustedHosts: options.trustedHosts } : {}),
+    trustedHosts: options.trustedHosts,
   });
   const template = dest.type === "s3" ? dest.prefix : dest.path;
   const bad = /\{(?!export\}|date\})[^}]*\}/.exec(template);

@@ -58,7 +58,7 @@ export class RunMarker {
     const write = () =>
       this.store.put(this.key, JSON.stringify(body, null, 1), {
         contentType: "application/json",
-        ...(this.signal ? { signal: this.signal } : {}),
+        signal: this.signal,
       });
     const next = this.chain.then(write, write);
     this.chain = next.catch(() => undefined);
@@ -88,7 +88,7 @@ export async function cleanupFailedRuns(
   store: ObjectStore,
   exp: ResolvedExport,
   policy: RetryPolicyOptions,
-  options: { exceptRunId?: string; signal?: AbortSignal } = {},
+  options: { exceptRunId?: string; signal?: AbortSignal | undefined } = {},
 ): Promise<CleanupResult> {
   const { signal } = options;
   const result: CleanupResult = { runs: [], deletedObjects: 0, resumable: [] };
@@ -119,18 +119,15 @@ export async function cleanupFailedRuns(
         (k) => (!head || k.startsWith(`${head}/`)) && !k.split("/").includes(".."),
       );
       const mine = new Set(safe);
-      const uploads = await store.listMultipartUploads(
-        m.prefix ? `${m.prefix}/` : "",
-        signal ? { signal } : {},
-      );
+      const uploads = await store.listMultipartUploads(m.prefix ? `${m.prefix}/` : "", { signal });
       for (const u of uploads.filter((u) => mine.has(u.key)))
-        await store.abortMultipart(u, signal ? { signal } : {});
-      for (const k of safe) await store.delete(k, signal ? { signal } : {});
+        await store.abortMultipart(u, { signal });
+      for (const k of safe) await store.delete(k, { signal });
       result.runs.push(m.run_id);
       result.deletedObjects += safe.length;
       await restoreSuccess(store, m, policy, signal);
     }
-    await store.delete(markerKey, signal ? { signal } : {});
+    await store.delete(markerKey, { signal });
   }
   return result;
 }
@@ -149,7 +146,7 @@ async function restoreSuccess(
   if (manifest && sha256Hex(manifest) === m.replaced_success)
     await store.put(successKey, `${m.replaced_success}\n`, {
       contentType: "text/plain",
-      ...(signal ? { signal } : {}),
+      signal,
     });
 }
 

@@ -67,7 +67,7 @@ export async function readKeysetState(
   const folder = await readObject(store, join(state.prefix, "manifest.json"), policy, signal);
   const committed = folder && safeRunId(folder) === state.run_id;
   if (state.column !== exp.keysetColumn || committed) {
-    await store.delete(key, signal ? { signal } : {});
+    await store.delete(key, { signal });
     return undefined;
   }
   return state;
@@ -179,6 +179,6 @@ async function saveState(
   };
   await store.put(keysetStateKey(ctx.exp.prefixTemplate, ctx.exp.name), JSON.stringify(state), {
     contentType: "application/json",
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    signal: ctx.signal,
   });
 }

@@ -33,7 +33,7 @@ export interface MultipartWriterOptions {
   contentType?: string;
   /** Object Lock retention of the object (fixed per run, so retries send the same request). */
   objectLock?: { mode: "GOVERNANCE" | "COMPLIANCE"; retainUntil: Date };
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Part buffers to reuse, shared by the objects of one output (at most queueSize + 1 kept). */
   pool?: Buffer[];
 }
@@ -130,9 +130,9 @@ export class MultipartWriter implements ByteSink {
       const part = this.takeFill();
       const body = part.body;
       const put = {
-        ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
-        ...(this.options.objectLock ? { objectLock: this.options.objectLock } : {}),
-        ...(this.options.signal ? { signal: this.options.signal } : {}),
+        contentType: this.options.contentType,
+        objectLock: this.options.objectLock,
+        signal: this.options.signal,
       };
       const res = await this.store.put(this.key, body, put).finally(() => this.release(part));
       return { key: this.key, bytes: this.bytes, sha256, etag: res.etag };
@@ -187,8 +187,8 @@ export class MultipartWriter implements ByteSink {
     const signal = this.options.signal ? { signal: this.options.signal } : {};
     this.uploadStarting ??= this.store
       .startMultipart(this.key, {
-        ...(this.options.contentType ? { contentType: this.options.contentType } : {}),
-        ...(this.options.objectLock ? { objectLock: this.options.objectLock } : {}),
+        contentType: this.options.contentType,
+        objectLock: this.options.objectLock,
         ...signal,
       })
       .then((u) => (this.upload = u));

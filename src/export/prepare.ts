@@ -31,7 +31,7 @@ export interface PrepareOptions {
   policy: RetryPolicyOptions;
   openSource: () => Promise<Source>;
   tuning: ResolvedTuning;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   now: () => Date;
 }
 
@@ -75,7 +75,7 @@ export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promis
     const abortedUploads = await abortDangling(store, exp, signal);
     const cleaned = await cleanupFailedRuns(store, exp, policy, {
       exceptRunId: runId,
-      ...(signal ? { signal } : {}),
+      signal,
     });
     const previous = await readPrevious(store, keys, policy, signal);
     const marker = new RunMarker(
@@ -92,7 +92,7 @@ export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promis
       signal,
     );
     await marker.add(keys.runManifest);
-    await store.delete(keys.success, signal ? { signal } : {});
+    await store.delete(keys.success, { signal });
     return {
       runId,
       startedAt,
@@ -137,11 +137,8 @@ export async function abortDangling(
   signal?: AbortSignal,
 ): Promise<number> {
   const head = stablePrefix(exp.prefixTemplate, exp.name);
-  const uploads = await store.listMultipartUploads(
-    head ? `${head}/` : "",
-    signal ? { signal } : {},
-  );
+  const uploads = await store.listMultipartUploads(head ? `${head}/` : "", { signal });
   const mine = uploads.filter((u) => isDataKey(u.key, head, exp.name));
-  for (const u of mine) await store.abortMultipart(u, signal ? { signal } : {});
+  for (const u of mine) await store.abortMultipart(u, { signal });
   return mine.length;
 }

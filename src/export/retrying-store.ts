@@ -66,12 +66,12 @@ export async function readObject(
   try {
     return await withRetry(
       async () => {
-        const res = await unretried(store).get(key, signal ? { signal } : {});
+        const res = await unretried(store).get(key, { signal });
         // A manifest lists one entry (~200 B) per part: 256 MiB is over a million parts.
         return await readCapped(res.body, 256 * 1024 * 1024, `export object ${key}`);
       },
       policy,
-      signal ? { signal } : {},
+      { signal },
     );
   } catch (err) {
     if (isStowageError(err, "not-found")) return undefined;
@@ -90,8 +90,8 @@ export async function listKeys(
   do {
     const page = await store.list({
       prefix,
-      ...(token ? { continuationToken: token } : {}),
-      ...(signal ? { signal } : {}),
+      continuationToken: token,
+      signal,
     });
     keys.push(...page.entries.map((e) => e.key));
     token = page.nextContinuationToken;

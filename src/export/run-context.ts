@@ -19,7 +19,7 @@ export interface StreamContext {
   store: ObjectStore;
   policy: RetryPolicyOptions;
   tuning: ResolvedTuning;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   format: Format;
   keys: RunKeys;
   runId: string;
@@ -46,6 +46,9 @@ export interface StreamResult {
 }
 
 /** Batch options for `source.query` from a context. */
-export function queryOptions(ctx: StreamContext): { batchSize: number; signal?: AbortSignal } {
-  return { batchSize: ctx.tuning.batchSize, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+export function queryOptions(ctx: StreamContext): {
+  batchSize: number;
+  signal?: AbortSignal | undefined;
+} {
+  return { batchSize: ctx.tuning.batchSize, signal: ctx.signal };
 }

@@ -44,7 +44,7 @@ export interface RunExportOptions {
   openSource: () => Promise<Source>;
   sourceType: Source["type"];
   tuning: ResolvedTuning;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   now?: () => Date;
   onProgress?: (p: ExportProgress) => void;
 }
@@ -81,14 +81,14 @@ export async function runExport(
   const now = options.now ?? (() => new Date());
   const { tuning, signal } = options;
   const policy = exportRetryPolicy(tuning.maxAttempts);
-  const store = retryingStore(options.store, policy, signal ? { signal } : {});
+  const store = retryingStore(options.store, policy, { signal });
   const p = await prepareRun(exp, {
     store,
     policy,
     openSource: options.openSource,
     tuning,
     now,
-    ...(signal ? { signal } : {}),
+    signal,
   }).catch((err: unknown) => {
     throw inExport(exp.name, err);
   });
@@ -110,7 +110,7 @@ export async function runExport(
     store,
     policy,
     tuning,
-    ...(signal ? { signal } : {}),
+    signal,
     format: p.format,
     keys: p.keys,
     runId: p.runId,
@@ -129,7 +129,7 @@ export async function runExport(
         writer: {
           partSize: tuning.partSize,
           queueSize: tuning.queueSize,
-          ...(signal ? { signal } : {}),
+          signal,
           ...runObjectLock(exp.destination, p.startedAt),
         },
         onBytes: (d) => void (progress.bytes += d),
@@ -198,7 +198,7 @@ export async function runExport(
       marker: p.marker,
       policy,
       resumed: p.resume !== undefined,
-      ...(signal ? { signal } : {}),
+      signal,
     });
   } catch (err) {
     if (err instanceof CommitUncertain)
@@ -260,13 +260,13 @@ function inExport(name: string, err: unknown, hint?: string): StowageError {
     const h = hint ?? err.hint;
     return new StowageError(err.code, `export "${name}": ${err.message}`, {
       cause: err.cause ?? err,
-      ...(h ? { hint: h } : {}),
+      hint: h,
     });
   }
   return new StowageError(
     "internal",
     `export "${name}": ${(err as Error)?.message ?? String(err)}`,
-    { cause: err, ...(hint ? { hint } : {}) },
+    { cause: err, hint },
   );
 }
 

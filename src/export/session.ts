@@ -42,7 +42,7 @@ export async function runConfiguredExport(
   exp: ResolvedExport,
   options: {
     env: Env;
-    signal?: AbortSignal;
+    signal?: AbortSignal | undefined;
     onProgress?: (p: ExportProgress) => void;
     store?: ObjectStore;
   },
@@ -54,7 +54,7 @@ export async function runConfiguredExport(
       openSource: sourceOpener(cfg),
       sourceType: cfg.source.type,
       tuning: cfg.tuning,
-      ...(options.signal ? { signal: options.signal } : {}),
+      signal: options.signal,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
   } finally {
@@ -70,15 +70,15 @@ export async function runConfiguredExport(
 export async function cleanupConfiguredExport(
   cfg: ResolvedExportConfig,
   exp: ResolvedExport,
-  options: { env: Env; signal?: AbortSignal; store?: ObjectStore },
+  options: { env: Env; signal?: AbortSignal | undefined; store?: ObjectStore },
 ): Promise<CleanupResult & { abortedUploads: number }> {
   const raw = options.store ?? openExportStore(cfg, exp, options.env);
   const policy = exportRetryPolicy(cfg.tuning.maxAttempts);
   const signal = options.signal;
-  const store = retryingStore(raw, policy, signal ? { signal } : {});
+  const store = retryingStore(raw, policy, { signal });
   try {
     const abortedUploads = await abortDangling(store, exp, signal);
-    const r = await cleanupFailedRuns(store, exp, policy, signal ? { signal } : {});
+    const r = await cleanupFailedRuns(store, exp, policy, { signal });
     return { ...r, abortedUploads };
   } finally {
     if (!options.store) raw.close();

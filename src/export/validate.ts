@@ -46,7 +46,7 @@ async function hashObject(
     // The whole download is one attempt: a body cut mid-way starts over.
     return await withRetry(
       async () => {
-        const res = await store.get(key, signal ? { signal } : {});
+        const res = await store.get(key, { signal });
         const h = createHash("sha256");
         let bytes = 0;
         for await (const c of res.body) {
@@ -56,7 +56,7 @@ async function hashObject(
         return { sha256: h.digest("hex"), bytes };
       },
       policy,
-      signal ? { signal } : {},
+      { signal },
     );
   } catch (err) {
     if (isStowageError(err, "not-found")) return undefined;
@@ -75,7 +75,7 @@ export async function validateExport(
     store: ObjectStore;
     depth?: ValidateDepth;
     date?: Date;
-    signal?: AbortSignal;
+    signal?: AbortSignal | undefined;
     concurrency?: number;
     /** Attempts per storage call (default 4, the export's `max_attempts`). */
     maxAttempts?: number;
@@ -90,7 +90,7 @@ export async function validateExport(
   const { signal } = options;
   const policy = exportRetryPolicy(options.maxAttempts ?? 4);
   const raw = options.store;
-  const store = retryingStore(raw, policy, signal ? { signal } : {});
+  const store = retryingStore(raw, policy, { signal });
   const readAll = (s: ObjectStore, key: string, sig?: AbortSignal) =>
     readObject(s, key, policy, sig);
   const depth = options.depth ?? "metadata";
@@ -183,7 +183,7 @@ export async function validateExport(
     : undefined;
   await eachLimited(manifest.parts, options.concurrency ?? 8, async (part) => {
     if (options.retention) {
-      const info = await store.head(part.path, signal ? { signal } : {}).catch((err: unknown) => {
+      const info = await store.head(part.path, { signal }).catch((err: unknown) => {
         if (isStowageError(err, "not-found")) return undefined;
         throw err;
       });
@@ -218,7 +218,7 @@ export async function validateExport(
       return;
     }
     try {
-      const info = await store.head(part.path, signal ? { signal } : {});
+      const info = await store.head(part.path, { signal });
       if (info.size !== part.bytes)
         result.problems.push(
           `part ${part.path} has ${info.size} bytes; the manifest says ${part.bytes}`,

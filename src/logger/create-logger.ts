@@ -135,7 +135,7 @@ function createSink(
     resolved.destination.type === "s3" ? resolved.destination.objectLock : undefined;
   return new MemorySink(resolved.destination.type, store, prefix, {
     ...d,
-    ...(onEvent ? { onEvent } : {}),
-    ...(objectLock ? { objectLock } : {}),
+    onEvent,
+    objectLock,
   });
 }

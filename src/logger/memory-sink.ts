@@ -39,9 +39,9 @@ export interface DeliveryOptions {
   /** gzip level for batch bodies (default 6). */
   gzipLevel?: number;
   /** Typed delivery events (retries, rejections, the latch). */
-  onEvent?: DeliveryEventListener;
+  onEvent?: DeliveryEventListener | undefined;
   /** Object Lock for every object written (docs/retention.md). */
-  objectLock?: ObjectLockSpec;
+  objectLock?: ObjectLockSpec | undefined;
 }
 
 export class MemorySink implements Sink {
@@ -80,8 +80,8 @@ export class MemorySink implements Sink {
       maxAttempts: options.maxAttempts,
       initialBackoffMs: options.initialBackoffMs,
       maxBackoffMs: options.maxBackoffMs,
-      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-      ...(options.objectLock ? { objectLock: options.objectLock } : {}),
+      onEvent: options.onEvent,
+      objectLock: options.objectLock,
       onDelivered: (batch) => {
         this.delivered += batch.records;
         this.objects++;

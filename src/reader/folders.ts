@@ -14,7 +14,7 @@ import type { ObjectTarget } from "./object-reader.js";
 export interface QueuedObject extends ObjectTarget {
   minMs: number;
   maxMs: number;
-  ahead?: AheadGet;
+  ahead?: AheadGet | undefined;
 }
 
 export interface HourState {
@@ -25,7 +25,7 @@ export interface HourState {
   startAfter?: string;
   listed: boolean;
   /** A page request in flight (sent ahead or by the walk): resolves false when out of LIST attempts. */
-  inflight?: Promise<boolean>;
+  inflight?: Promise<boolean> | undefined;
 }
 
 /**
@@ -40,7 +40,7 @@ export interface DayState {
   phase: "flat" | "folders" | "known";
   /** For `folders`: the hour folders after this string are still unknown. */
   foldersAfter?: string;
-  inflight?: Promise<boolean>;
+  inflight?: Promise<boolean> | undefined;
 }
 
 /** A month folder: `known` from the start when the range touches few of its days. */
@@ -48,7 +48,7 @@ export interface MonthState {
   prefix: string;
   days: DayState[];
   known: boolean;
-  inflight?: Promise<boolean>;
+  inflight?: Promise<boolean> | undefined;
 }
 
 /** A month is discovered (one delimiter LIST) only when the range spans at least this many of its days. */

@@ -46,7 +46,7 @@ export function startAhead(
   const settled = store
     .get(target.key, {
       ...(target.etag ? { ifMatch: target.etag } : {}),
-      ...(signal ? { signal } : {}),
+      signal,
     })
     .then(
       (res) => {

@@ -127,7 +127,7 @@ export class HourWalk {
       if (!env.grant.take("listAttempts")) return null;
       if (attempt > 1) env.stats.retries++;
       try {
-        return await env.store.list({ ...options, ...(env.signal ? { signal: env.signal } : {}) });
+        return await env.store.list({ ...options, signal: env.signal });
       } catch (err) {
         const c = classifyError(err);
         if (!isRetryable(c)) throw storageFailure(err, what, env.store.description);
@@ -166,7 +166,7 @@ export class HourWalk {
       {
         prefix: hour.prefix,
         maxKeys: this.listPageSize,
-        ...(hour.startAfter ? { startAfter: hour.startAfter } : {}),
+        startAfter: hour.startAfter,
       },
       env,
     );

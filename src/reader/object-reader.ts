@@ -32,7 +32,7 @@ export interface ReadContext {
   cache: ObjectCache;
   grant: Grant;
   retryBackoffMs: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Receives a short note on each retried failure (no secrets). */
   onRetry(note: string): void;
 }
@@ -118,7 +118,7 @@ export async function readObject(
 
 const getOptions = (ctx: ReadContext, target: ObjectTarget) => ({
   ...(target.etag ? { ifMatch: target.etag } : {}),
-  ...(ctx.signal ? { signal: ctx.signal } : {}),
+  signal: ctx.signal,
 });
 
 function unwrap(out: { res: GetResult } | { err: unknown }): GetResult {

@@ -35,7 +35,7 @@ export interface OpenSourceOptions {
   allowAnonymous?: boolean;
   /** Trust a non-loopback, non-provider endpoint (§2.3); or list hosts in `trustedHosts`. */
   trustEndpoint?: boolean;
-  trustedHosts?: string[];
+  trustedHosts?: string[] | undefined;
   /** Environment for `*Env` names and STOWAGE_TRUSTED_ENDPOINTS. Default: the process's. */
   env?: Env;
   /** Base for relative local paths. Default: the process's working directory. */
@@ -251,7 +251,7 @@ function s3Destination(text: string, options: OpenSourceOptions): ResolvedS3Dest
   const dest = parseDestination(raw, "source", {
     env,
     origin: "code",
-    ...(options.trustedHosts ? { trustedHosts: options.trustedHosts } : {}),
+    trustedHosts: options.trustedHosts,
   });
   if (dest.type !== "s3")
     throw new StowageError("internal", "an s3:// source resolved to a non-S3 destination");

@@ -30,7 +30,7 @@ export interface QueryOptions {
   /** Runs on loaded records only; never widens what is fetched. */
   filter?: (record: LogRecordLike) => boolean;
   limits?: Partial<GrantLimits>;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Where the next grant resumes: an hour, an object key in it, a line in that object. */
@@ -99,7 +99,7 @@ export interface LoadResult {
 /** Per-call options of `load()` / `more()`. */
 export interface GrantCallOptions {
   /** Aborts this grant (with the query's own signal, whichever fires first): its LISTs/GETs stop at once. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface ReaderSession {

@@ -32,7 +32,7 @@ export class StowageError extends Error {
   constructor(
     code: StowageErrorCode,
     message: string,
-    options: { cause?: unknown; hint?: string } = {},
+    options: { cause?: unknown; hint?: string | undefined } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "StowageError";

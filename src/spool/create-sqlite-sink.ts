@@ -78,7 +78,7 @@ export function createSqliteSink(
     maxAttempts: d.maxAttempts,
     initialBackoffMs: d.initialBackoffMs,
     maxBackoffMs: d.maxBackoffMs,
-    ...(onEvent ? { onEvent } : {}),
+    onEvent,
     ...(dest.type === "s3" && dest.objectLock ? { objectLock: dest.objectLock } : {}),
     worker: {
       path: d.spoolPath,

@@ -38,9 +38,9 @@ export interface SqliteSinkOptions {
   maxBackoffMs: number;
   worker: SpoolWorkerConfig;
   /** Typed delivery events (retries, rejections, the latch, adoptions). */
-  onEvent?: DeliveryEventListener;
+  onEvent?: DeliveryEventListener | undefined;
   /** Object Lock for every object written (docs/retention.md). */
-  objectLock?: ObjectLockSpec;
+  objectLock?: ObjectLockSpec | undefined;
 }
 
 type SpooledBatch = SealedBatch & { spoolId: string };
@@ -69,8 +69,8 @@ export class SqliteSink implements Sink {
       maxAttempts: o.maxAttempts,
       initialBackoffMs: o.initialBackoffMs,
       maxBackoffMs: o.maxBackoffMs,
-      ...(o.onEvent ? { onEvent: o.onEvent } : {}),
-      ...(o.objectLock ? { objectLock: o.objectLock } : {}),
+      onEvent: o.onEvent,
+      objectLock: o.objectLock,
       onDelivered: (b) => this.outcome(b as SpooledBatch, true),
       onFailed: (b, err) =>
         this.outcome(b as SpooledBatch, false, {

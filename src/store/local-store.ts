@@ -237,7 +237,7 @@ export class LocalStore implements ObjectStore {
     }
   }
 
-  async head(key: string, options: { signal?: AbortSignal } = {}): Promise<ObjectInfo> {
+  async head(key: string, options: { signal?: AbortSignal | undefined } = {}): Promise<ObjectInfo> {
     throwIfAborted(options.signal);
     return this.info(key);
   }
@@ -336,7 +336,7 @@ export class LocalStore implements ObjectStore {
     }
   }
 
-  async delete(key: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async delete(key: string, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     throwIfAborted(options.signal);
     const path = this.pathOf(key);
     const lock = (await this.readSidecar(path))?.objectLock;
@@ -380,7 +380,7 @@ export class LocalStore implements ObjectStore {
     upload: MultipartUpload,
     partNumber: number,
     body: Uint8Array,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal | undefined } = {},
   ): Promise<{ etag: string }> {
     return this.multipart.uploadPart(upload, partNumber, body, options.signal);
   }
@@ -388,18 +388,21 @@ export class LocalStore implements ObjectStore {
   completeMultipart(
     upload: MultipartUpload,
     parts: { partNumber: number; etag: string }[],
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal | undefined } = {},
   ): Promise<PutResult> {
     return this.multipart.complete(upload, parts, options.signal);
   }
 
-  abortMultipart(upload: MultipartUpload, options: { signal?: AbortSignal } = {}): Promise<void> {
+  abortMultipart(
+    upload: MultipartUpload,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<void> {
     return this.multipart.abort(upload, options.signal);
   }
 
   listMultipartUploads(
     prefix: string,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal | undefined } = {},
   ): Promise<MultipartUpload[]> {
     return this.multipart.list(prefix, options.signal);
   }

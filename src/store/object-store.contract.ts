@@ -100,7 +100,7 @@ export function runObjectStoreContract(
         const page = await store.list({
           prefix: `${prefix}/`,
           maxKeys: 3,
-          ...(token ? { continuationToken: token } : {}),
+          continuationToken: token,
         });
         expect(page.entries.length).toBeLessThanOrEqual(3);
         seen.push(...page.entries.map((e) => e.key));

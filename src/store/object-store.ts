@@ -25,12 +25,12 @@ export type ObjectMetadata = Record<string, string>;
 export interface PutOptions {
   /** `"*"`: create only if the key does not exist (S3 `If-None-Match: *`). */
   ifNoneMatch?: "*";
-  contentType?: string;
+  contentType?: string | undefined;
   contentEncoding?: string;
   metadata?: ObjectMetadata;
   /** Object Lock retention for the new object (the bucket must have Object Lock enabled). */
-  objectLock?: { mode: ObjectLockMode; retainUntil: Date };
-  signal?: AbortSignal;
+  objectLock?: { mode: ObjectLockMode; retainUntil: Date } | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 export interface PutResult {
@@ -42,7 +42,7 @@ export interface PutResult {
 export interface GetOptions {
   /** Only return the object if its ETag equals this value (S3 `If-Match`). */
   ifMatch?: string;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface ObjectInfo {
@@ -68,13 +68,13 @@ export interface GetResult extends ObjectInfo {
 
 export interface ListOptions {
   prefix?: string;
-  startAfter?: string;
-  continuationToken?: string;
+  startAfter?: string | undefined;
+  continuationToken?: string | undefined;
   /** At most this many keys in the page (S3 caps at 1000). */
   maxKeys?: number;
   /** Roll keys up to their next `delimiter` ("/"): the folders below `prefix` come back in `commonPrefixes`. */
   delimiter?: string;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface ListEntry {
@@ -103,10 +103,13 @@ export interface ObjectStore {
   readonly description: string;
   put(key: string, body: Uint8Array | string, options?: PutOptions): Promise<PutResult>;
   get(key: string, options?: GetOptions): Promise<GetResult>;
-  head(key: string, options?: { signal?: AbortSignal }): Promise<ObjectInfo>;
+  head(key: string, options?: { signal?: AbortSignal | undefined }): Promise<ObjectInfo>;
   list(options?: ListOptions): Promise<ListPage>;
   /** Deletes the key (with `versionId`: that version, as a locked bucket requires to really remove bytes). */
-  delete(key: string, options?: { signal?: AbortSignal; versionId?: string }): Promise<void>;
+  delete(
+    key: string,
+    options?: { signal?: AbortSignal | undefined; versionId?: string | undefined },
+  ): Promise<void>;
   /** Starts a multipart upload (exports stream large objects through these). */
   startMultipart(key: string, options?: Omit<PutOptions, "ifNoneMatch">): Promise<MultipartUpload>;
   /** Uploads part `partNumber` (1-based; every part but the last ≥ 5 MiB on S3). */
@@ -114,20 +117,23 @@ export interface ObjectStore {
     upload: MultipartUpload,
     partNumber: number,
     body: Uint8Array,
-    options?: { signal?: AbortSignal },
+    options?: { signal?: AbortSignal | undefined },
   ): Promise<{ etag: string }>;
   /** Completes the upload; the object becomes visible atomically. */
   completeMultipart(
     upload: MultipartUpload,
     parts: { partNumber: number; etag: string }[],
-    options?: { signal?: AbortSignal },
+    options?: { signal?: AbortSignal | undefined },
   ): Promise<PutResult>;
   /** Aborts the upload and frees its parts. Aborting an unknown upload succeeds. */
-  abortMultipart(upload: MultipartUpload, options?: { signal?: AbortSignal }): Promise<void>;
+  abortMultipart(
+    upload: MultipartUpload,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<void>;
   /** Multipart uploads in progress under `prefix`. */
   listMultipartUploads(
     prefix: string,
-    options?: { signal?: AbortSignal },
+    options?: { signal?: AbortSignal | undefined },
   ): Promise<MultipartUpload[]>;
   /** Releases sockets/handles. Idempotent. */
   close(): void;

@@ -66,7 +66,7 @@ export function openStore(dest: ResolvedDestination, options: OpenStoreOptions):
  */
 export async function headBucket(
   store: ObjectStore,
-  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  options: { signal?: AbortSignal | undefined; timeoutMs?: number } = {},
 ): Promise<{ region?: string }> {
   if (!(store instanceof S3Store))
     throw new StowageError("internal", "headBucket needs an S3Store");

@@ -51,7 +51,7 @@ export function retryDelayMs(
 }
 
 export interface RetryHooks {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called before each wait, with the error that will be retried and the attempt that failed. */
   onRetry?: (error: ClassifiedError, attempt: number, delayMs: number) => void;
 }

@@ -215,7 +215,7 @@ export class S3Store implements ObjectStore {
     return { ...infoOf(key, res), body };
   }
 
-  async head(key: string, options: { signal?: AbortSignal } = {}): Promise<ObjectInfo> {
+  async head(key: string, options: { signal?: AbortSignal | undefined } = {}): Promise<ObjectInfo> {
     const res = await this.send(`HEAD ${key}`, options.signal, (abortSignal) =>
       this.client.send(
         new (s3Sdk().HeadObjectCommand)({ Bucket: this.bucket, Key: key, ChecksumMode: "ENABLED" }),
@@ -257,7 +257,7 @@ export class S3Store implements ObjectStore {
 
   async delete(
     key: string,
-    options: { signal?: AbortSignal; versionId?: string } = {},
+    options: { signal?: AbortSignal | undefined; versionId?: string } = {},
   ): Promise<void> {
     await this.send(`DELETE ${key}`, options.signal, (abortSignal) =>
       this.client.send(
@@ -282,7 +282,7 @@ export class S3Store implements ObjectStore {
     upload: MultipartUpload,
     partNumber: number,
     body: Uint8Array,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal | undefined } = {},
   ): Promise<{ etag: string }> {
     return uploadPart(this.call, upload, partNumber, body, options.signal);
   }
@@ -290,18 +290,21 @@ export class S3Store implements ObjectStore {
   completeMultipart(
     upload: MultipartUpload,
     parts: { partNumber: number; etag: string }[],
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal | undefined } = {},
   ): Promise<PutResult> {
     return completeMultipart(this.call, upload, parts, options.signal);
   }
 
-  abortMultipart(upload: MultipartUpload, options: { signal?: AbortSignal } = {}): Promise<void> {
+  abortMultipart(
+    upload: MultipartUpload,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<void> {
     return abortMultipart(this.call, upload, options.signal);
   }
 
   listMultipartUploads(
     prefix: string,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal | undefined } = {},
   ): Promise<MultipartUpload[]> {
     return listMultipartUploads(this.call, prefix, options.signal);
   }
@@ -314,15 +317,15 @@ export class S3Store implements ObjectStore {
 function infoOf(
   key: string,
   res: {
-    ContentLength?: number;
-    ETag?: string;
-    LastModified?: Date;
-    ContentType?: string;
-    ContentEncoding?: string;
-    Metadata?: Record<string, string>;
-    ChecksumSHA256?: string;
-    ObjectLockMode?: string;
-    ObjectLockRetainUntilDate?: Date;
+    ContentLength?: number | undefined;
+    ETag?: string | undefined;
+    LastModified?: Date | undefined;
+    ContentType?: string | undefined;
+    ContentEncoding?: string | undefined;
+    Metadata?: Record<string, string> | undefined;
+    ChecksumSHA256?: string | undefined;
+    ObjectLockMode?: string | undefined;
+    ObjectLockRetainUntilDate?: Date | undefined;
   },
 ): ObjectInfo {
   return {

@@ -53,7 +53,7 @@ export function toStoreError(
   return new StowageError(
     "storage",
     `${what}: ${code}${status ? ` (HTTP ${status})` : ""}: ${e.message ?? ""}`.trim(),
-    { cause: err, ...(hint ? { hint } : {}) },
+    { cause: err, hint },
   );
 }
 

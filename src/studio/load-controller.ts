@@ -115,7 +115,7 @@ export class LoadController {
       const session = this.source.query({ from, to, limits: this.limits });
       const current: Current = { id: this.nextId++, from, to, session, refreshes: [] };
       this.current = current;
-      const result = await session.load(signal ? { signal } : {});
+      const result = await session.load({ signal });
       return this.response(current, "load", result.records, null, result.stats, result);
     });
   }
@@ -129,7 +129,7 @@ export class LoadController {
     this.checkGrants(current);
     return this.exclusive(signal, async () => {
       const before = { ...current.session.stats };
-      const result = await current.session.more(signal ? { signal } : {});
+      const result = await current.session.more({ signal });
       return this.response(current, "more", result.records, before, result.stats, result);
     });
   }
@@ -152,7 +152,7 @@ export class LoadController {
       const to = Math.max(this.now() + 1, current.to);
       const from = Math.max(current.from, Math.floor((to - REFRESH_LOOKBACK_MS) / HOUR) * HOUR);
       const session = this.source.query({ from, to, limits: { ...this.limits, maxGrants: 1 } });
-      const result = await session.load(signal ? { signal } : {});
+      const result = await session.load({ signal });
       current.refreshes.push(result.stats);
       current.to = to;
       const res = this.response(current, "refresh", result.records, null, result.stats, result);

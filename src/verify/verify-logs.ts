@@ -26,7 +26,7 @@ export interface VerifyLogsOptions {
   /** When set, every object must be locked in this mode long enough. */
   objectLock?: ObjectLockSpec;
   retry?: RetryPolicyOptions;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called after each object (for a progress line). */
   onProgress?: (p: { checked: number; failures: number; hour: number }) => void;
 }
@@ -81,7 +81,7 @@ export async function verifyLogs(
           report.requests.list++;
           return store.list({
             prefix: folder,
-            ...(token ? { continuationToken: token } : {}),
+            continuationToken: token,
             ...hooks,
           });
         },
@@ -109,7 +109,7 @@ async function verifyOne(
   options: VerifyLogsOptions,
   report: VerifyReport,
   retry: RetryPolicyOptions,
-  hooks: { signal?: AbortSignal },
+  hooks: { signal?: AbortSignal | undefined },
 ): Promise<string[] | null> {
   const parts = parseObjectKey(key, options.prefix);
   if (!parts)
@@ -136,7 +136,7 @@ async function decodeAndCount(
   metadata: Record<string, string>,
   report: VerifyReport,
   retry: RetryPolicyOptions,
-  hooks: { signal?: AbortSignal },
+  hooks: { signal?: AbortSignal | undefined },
 ): Promise<string[]> {
   const got = await withRetry(
     () => {

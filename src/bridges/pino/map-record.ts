@@ -13,9 +13,9 @@ import type { Level } from "../../record/levels.js";
 /** How the fields of a pino line are read. */
 export interface PinoFieldOptions {
   /** pino's `messageKey` (default `msg`). */
-  messageKey?: string;
+  messageKey?: string | undefined;
   /** pino's `errorKey` (default `err`). */
-  errorKey?: string;
+  errorKey?: string | undefined;
   /** pino's `nestedKey`, when the app sets one: that key → data, other keys → bindings. */
   nestedKey?: string;
   /** Without `nestedKey`: top-level keys taken as bindings (default `pid`, `hostname`, `name`). */

@@ -45,7 +45,7 @@ export type Row = unknown[];
 export interface QueryOptions {
   /** Rows fetched per round trip and handed out per batch. */
   batchSize: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** A running query: its columns are known before the first batch is read. */
