@@ -367,3 +367,138 @@ describe("§7 §8 run, validate, verify in-process against PostgreSQL and MinIO"
     expect(down.stderr).toContain("Hint:");
   });
 });
+
+describe("§1 §9 doctor diagnoses and verify on a logger prefix, in-process", () => {
+  /** A logger config like s3Project's, on another bucket or endpoint. */
+  function projectOn(bucket: string, endpoint: string): { dir: string; file: string } {
+    const m = minio();
+    const dir = tempDir("proj-on");
+    const file = join(dir, "stowage.config.yaml");
+    writeFileSync(
+      file,
+      [
+        "destination: s3",
+        "s3:",
+        `  bucket: ${bucket}`,
+        "  prefix: app",
+        `  region: ${m.region}`,
+        `  endpoint: ${endpoint}`,
+        "  force_path_style: true",
+        "  access_key_env: AK",
+        "  secret_key_env: SK",
+      ].join("\n"),
+    );
+    return { dir, file };
+  }
+  const creds = () => ({ AK: minio().accessKeyId, SK: minio().secretAccessKey });
+
+  it("doctor on a bucket that does not exist fails (exit 1) and names the bucket", async () => {
+    const p = projectOn("no-such-bucket-c15", minio().endpoint);
+    const r = await cli(["doctor", "--config", p.file, "--json"], { env: creds(), cwd: p.dir });
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as { ok: boolean; checks: { ok: boolean }[] };
+    expect(report.ok).toBe(false);
+    expect(r.stdout).toContain("no-such-bucket-c15");
+  });
+
+  it("doctor on an endpoint nothing listens on fails (exit 1) with a hint", async () => {
+    const p = projectOn(minio().bucket, "http://127.0.0.1:1");
+    const r = await cli(["doctor", "--config", p.file, "--timeout-ms", "2000"], {
+      env: creds(),
+      cwd: p.dir,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/FAIL/);
+  });
+
+  it("verify passes on intact log objects (metadata and full) and rejects a bad --depth", async () => {
+    const prefix = uniquePrefix("inproc-verify");
+    const now = Date.now();
+    await writeV1(minioStore(), prefix, spreadRecords(now - 90 * 60_000, now - 60_000, 30), 10);
+    const p = s3Project(prefix);
+    const meta = await cli(["verify", "--config", p.file, "--from", "3h", "--json"], {
+      env: p.env,
+      cwd: p.dir,
+    });
+    expect(meta.code, meta.stderr + meta.stdout).toBe(0);
+    expect(meta.stdout).toMatch(/"ok":\s*true/);
+    const full = await cli(["verify", "--config", p.file, "--from", "3h", "--depth", "full"], {
+      env: p.env,
+      cwd: p.dir,
+    });
+    expect(full.code, full.stderr + full.stdout).toBe(0);
+    const objects = (await listAll(minioStore(), `${prefix}/v1/`)).length;
+    expect(objects).toBeGreaterThanOrEqual(3);
+    expect(full.stdout).toMatch(
+      new RegExp(`: ${objects} objects in \\d+ hours checked at depth full`),
+    );
+    const bad = await cli(["verify", "--config", p.file, "--depth", "deep"], {
+      env: p.env,
+      cwd: p.dir,
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--depth must be metadata or full");
+  });
+
+  it("logs --level and --limit narrow what is read", async () => {
+    const root = tempDir("logs-filter");
+    const now = Date.now();
+    const recs = spreadRecords(now - 30 * 60_000, now - 60_000, 20, (i) => ({
+      level: i % 4 === 0 ? "error" : "info",
+    }));
+    await writeV1(new LocalStore({ root }), "app", recs, 20);
+    const src = pathToFileURL(join(root, "app")).href;
+    const errors = await cli([
+      "logs",
+      "--source",
+      src,
+      "--from",
+      "1h",
+      "--level",
+      "error",
+      "--json",
+    ]);
+    expect(errors.code, errors.stderr).toBe(0);
+    const got = errors.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { level: string });
+    expect(got).toHaveLength(5);
+    expect(got.every((r) => r.level === "error")).toBe(true);
+    const badLimit = await cli(["logs", "--source", src, "--limit", "nonsense=1"]);
+    expect(badLimit.code).toBe(2);
+    expect(badLimit.stderr).toContain("nonsense");
+  });
+});
+
+describe("§7 §8 export doctor and cleanup in-process", () => {
+  let table: TestTable;
+  beforeAll(async () => {
+    table = await createTable("postgres", 10);
+  });
+  afterAll(async () => table?.drop());
+
+  it("doctor on an export file checks source and destination (exit 0); run --cleanup on a clean prefix deletes nothing", async () => {
+    const dir = tempDir("exp-doctor");
+    const prefix = uniquePrefix("inproc-exp-doctor");
+    const file = exportYaml(
+      dir,
+      table,
+      "mode: incremental\ncursor_column: id\nformat: csv",
+      prefix,
+    );
+    const env = exportEnv(minio().endpoint, table.url);
+    const d = await cli(["doctor", "--config", file], { env, cwd: dir });
+    expect(d.code, d.stderr + d.stdout).toBe(0);
+    expect(d.stdout).toContain("All checks passed.");
+    const c = await cli(["run", "--config", file, "--cleanup", "--json"], { env, cwd: dir });
+    expect(c.code, c.stderr).toBe(0);
+    expect(await listAll(minioStore(), `${prefix}/`)).toEqual([]);
+    const down = await cli(["doctor", "--config", file], {
+      env: exportEnv(minio().endpoint, "postgres://nobody@127.0.0.1:1/none"),
+      cwd: dir,
+    });
+    expect(down.code).toBe(1);
+    expect(down.stdout + down.stderr).toContain("ECONNREFUSED");
+  });
+});
