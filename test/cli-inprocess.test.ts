@@ -25,6 +25,7 @@ import {
 } from "./support/export-project.js";
 
 const dirs: string[] = [];
+const H1 = 3_600_000;
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 const tempDir = (name: string) => {
   const d = mkdtempSync(join(tmpdir(), `stowage-inproc-${name}-`));
@@ -500,5 +501,89 @@ describe("§7 §8 export doctor and cleanup in-process", () => {
     });
     expect(down.code).toBe(1);
     expect(down.stdout + down.stderr).toContain("ECONNREFUSED");
+  });
+});
+
+/**
+ * Starts a serving command (studio, demo with Studio) in-process, waits for its URL, and
+ * returns a stop() that calls the SIGTERM listener the command registered (no real signal:
+ * the test process's own handlers stay untouched).
+ */
+async function serving(args: string[], cwd: string, urlPattern: RegExp) {
+  let stdout = "";
+  let stderr = "";
+  const io: CliIo = {
+    out: (t) => void (stdout += t),
+    err: (t) => void (stderr += t),
+    isTTY: false,
+    env: { PATH: process.env.PATH ?? "", AWS_EC2_METADATA_DISABLED: "true" },
+    cwd,
+  };
+  const beforeTerm = new Set(process.rawListeners("SIGTERM"));
+  const beforeInt = new Set(process.rawListeners("SIGINT"));
+  const done = run(["node", "stowage", ...args], io);
+  let url: string | undefined;
+  for (let i = 0; i < 600 && !url; i++) {
+    url = urlPattern.exec(stdout)?.[1];
+    if (!url) await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!url) throw new Error(`no URL printed: ${stdout} ${stderr}`);
+  const stop = async () => {
+    for (let i = 0; i < 100 && process.rawListeners("SIGTERM").length === beforeTerm.size; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    for (const l of process.rawListeners("SIGINT"))
+      if (!beforeInt.has(l)) process.removeListener("SIGINT", l as () => void);
+    const term = process.rawListeners("SIGTERM").filter((l) => !beforeTerm.has(l));
+    expect(term).toHaveLength(1);
+    (term[0] as () => void)();
+    const code = await done;
+    return { code, stdout, stderr };
+  };
+  return { url, stop };
+}
+
+/** GET /api/info with the URL's token as the bearer. */
+async function apiInfo(url: string): Promise<{ status: number; json: unknown }> {
+  const u = new URL(url);
+  const res = await fetch(new URL("/api/info", u), {
+    headers: { authorization: `Bearer ${u.searchParams.get("token")}` },
+  });
+  return { status: res.status, json: (await res.json()) as unknown };
+}
+
+describe("§5 §6 studio and demo serving, in-process", () => {
+  it("studio --source file://… serves the page behind its token and stops cleanly", async () => {
+    const root = tempDir("studio");
+    const now = Date.now();
+    await writeV1(new LocalStore({ root }), "app", spreadRecords(now - H1, now - 60_000, 5), 5);
+    const s = await serving(
+      ["studio", "--source", pathToFileURL(join(root, "app")).href, "--port", "0", "--no-open"],
+      root,
+      /(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/,
+    );
+    const info = await apiInfo(s.url);
+    expect(info.status).toBe(200);
+    expect(info.json).toMatchObject({ source: pathToFileURL(join(root, "app")).href });
+    const noToken = await fetch(new URL("/api/info", s.url));
+    expect(noToken.status).toBe(401);
+    const r = await s.stop();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Stowage Studio");
+    expect(r.stderr).toContain("Studio stopped.");
+  });
+
+  it("demo then serves Studio on its store and stops cleanly", async () => {
+    const cwd = tempDir("demo-studio");
+    const s = await serving(
+      ["demo", "--no-open", "--port", "0", "--hours", "1", "--per-hour", "50"],
+      cwd,
+      /Studio: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{32})/,
+    );
+    const info = await apiInfo(s.url);
+    expect(info.status).toBe(200);
+    expect(JSON.stringify(info.json)).toContain(join(cwd, ".stowage/demo/store"));
+    const r = await s.stop();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Wrote 51 records/);
   });
 });
