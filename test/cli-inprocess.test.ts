@@ -13,7 +13,8 @@ import type { CliIo } from "../src/cli/io.js";
 import { LocalStore } from "../src/store/local-store.js";
 import { SqliteSpool } from "../src/spool/sqlite-spool.js";
 import { buildBatch } from "../src/spool/spool.contract.js";
-import { minio, minioStore, uniquePrefix } from "./support/minio.js";
+import { freshBucket, minio, minioStore, uniquePrefix } from "./support/minio.js";
+import { PutBucketLifecycleConfigurationCommand, type LifecycleRule } from "@aws-sdk/client-s3";
 import { readBack } from "./support/read-back.js";
 import { spreadRecords, writeV1 } from "./reader-fixtures.js";
 import {
@@ -585,5 +586,50 @@ describe("§5 §6 studio and demo serving, in-process", () => {
     const r = await s.stop();
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Wrote 51 records/);
+  });
+});
+
+describe("issue 16 §4 lifecycle through doctor and policy, in-process", () => {
+  it("doctor warns that nothing expires the logs; policy --lifecycle prints the rule; applied, doctor is quiet", async () => {
+    const m = minio();
+    const bucket = await freshBucket("inproc-life");
+    const prefix = uniquePrefix("inproc-life");
+    const dir = tempDir("life");
+    const file = join(dir, "stowage.config.yaml");
+    writeFileSync(
+      file,
+      [
+        "destination: s3",
+        "s3:",
+        `  bucket: ${bucket}`,
+        `  prefix: ${prefix}`,
+        `  region: ${m.region}`,
+        `  endpoint: ${m.endpoint}`,
+        "  force_path_style: true",
+        "  access_key_env: AK",
+        "  secret_key_env: SK",
+        "  lifecycle:",
+        "    expire_days: 30",
+      ].join("\n"),
+    );
+    const env = { AK: m.accessKeyId, SK: m.secretAccessKey };
+    const before = await cli(["doctor", "--config", file], { env, cwd: dir });
+    expect(before.code, before.stdout).toBe(0);
+    expect(before.stdout).toMatch(/\[WARN\] Lifecycle rules -- no lifecycle rule expires objects/);
+    const out = await cli(["policy", "--config", file, "--lifecycle"], { env, cwd: dir });
+    expect(out.code, out.stderr).toBe(0);
+    const lifecycle = JSON.parse(out.stdout) as { Rules: LifecycleRule[] };
+    expect(lifecycle.Rules[0]!.Expiration).toEqual({ Days: 30 });
+    const store = minioStore({ bucket });
+    await store.client.send(
+      new PutBucketLifecycleConfigurationCommand({
+        Bucket: bucket,
+        LifecycleConfiguration: { Rules: lifecycle.Rules },
+      }),
+    );
+    store.close();
+    const after = await cli(["doctor", "--config", file], { env, cwd: dir });
+    expect(after.code, after.stdout).toBe(0);
+    expect(after.stdout).not.toContain("[WARN] Lifecycle rules");
   });
 });
