@@ -27,10 +27,10 @@ export default defineConfig({
       reporter: ["text-summary", "json-summary", "json"],
       reportsDirectory: "coverage",
       reportOnFailure: true,
-      // Measured 74.95 % lines with every test merged (in-process code only); the gate holds
-      // that floor. The 85 % goal needs more in-process tests of code that today runs only in
-      // spawned CLI and spool-worker processes, whose coverage is not collected.
-      thresholds: { lines: 74 },
+      // Measured 84.88 % lines on the whole suite (in-process code; the spool worker's thread
+      // entry and other code that runs only in spawned processes is not collected). The gate
+      // holds that floor.
+      thresholds: { lines: 84 },
     },
   },
 });
