@@ -27,10 +27,10 @@ export default defineConfig({
       reporter: ["text-summary", "json-summary", "json"],
       reportsDirectory: "coverage",
       reportOnFailure: true,
-      // Measured 84.88 % lines on the whole suite (in-process code; the spool worker's thread
-      // entry and other code that runs only in spawned processes is not collected). The gate
-      // holds that floor.
-      thresholds: { lines: 84 },
+      // Measured 85.36 % lines on the whole suite in a fresh-clone `.ci/run` (in-process code;
+      // the spool worker's thread entry and code that runs only in spawned processes is not
+      // collected). The gate is the issue's floor of 85 %.
+      thresholds: { lines: 85 },
     },
   },
 });
