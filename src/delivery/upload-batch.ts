@@ -9,12 +9,11 @@ import { ClassifiedFailure, classifyError, type ClassifiedError } from "../store
 import type { ObjectStore } from "../store/object-store.js";
 import { attemptWithRetry, type RetryPolicyOptions } from "../store/retry-policy.js";
 import type { ObjectLockSpec } from "../config/destination.js";
+import { lockOption } from "../store/object-lock.js";
 import type { SealedBatch } from "./sealed-batch.js";
 
 /** The delivery retry settings (a RetryPolicyOptions), and the Object Lock every object gets. */
 export type RetryOptions = RetryPolicyOptions & { objectLock?: ObjectLockSpec | undefined };
-
-const DAY_MS = 86_400_000;
 
 /**
  * The retention a batch is written with: its newest record's time plus the
@@ -26,9 +25,7 @@ export function batchObjectLock(
   batch: SealedBatch,
   lock: ObjectLockSpec | undefined,
 ): { objectLock?: { mode: ObjectLockSpec["mode"]; retainUntil: Date } } {
-  if (!lock) return {};
-  const until = Math.ceil((batch.maxMs + lock.retainDays * DAY_MS) / 1000) * 1000;
-  return { objectLock: { mode: lock.mode, retainUntil: new Date(until) } };
+  return lockOption(batch.maxMs, lock);
 }
 
 export type UploadOutcome =

@@ -11,6 +11,7 @@
  * completed pages instead: the next start resumes it.
  */
 import type { ResolvedDestination } from "../config/destination.js";
+import { lockOption } from "../store/object-lock.js";
 import { throwIfAborted } from "../shared/abort.js";
 import { StowageError, isStowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
@@ -278,12 +279,5 @@ function runObjectLock(
   dest: ResolvedDestination,
   startedAt: Date,
 ): { objectLock?: { mode: "GOVERNANCE" | "COMPLIANCE"; retainUntil: Date } } {
-  if (dest.type !== "s3" || !dest.objectLock) return {};
-  const until = startedAt.getTime() + dest.objectLock.retainDays * 86_400_000;
-  return {
-    objectLock: {
-      mode: dest.objectLock.mode,
-      retainUntil: new Date(Math.ceil(until / 1000) * 1000),
-    },
-  };
+  return lockOption(startedAt.getTime(), dest.type === "s3" ? dest.objectLock : undefined);
 }

@@ -18,6 +18,7 @@ import { withRetry, type RetryPolicyOptions } from "../store/retry-policy.js";
 import type { ResolvedExport } from "./config.js";
 import { parseManifest, parseSuccess, sha256Hex, type Manifest } from "./manifest.js";
 import { join, resolvePrefix, stamp } from "./naming.js";
+import { lockProblems, lockUntil } from "../store/object-lock.js";
 import { exportRetryPolicy, readObject, retryingStore } from "./retrying-store.js";
 
 export type ValidateDepth = "metadata" | "full";
@@ -178,9 +179,7 @@ export async function validateExport(
     );
   }
   const lock = exp.destination.type === "s3" ? exp.destination.objectLock : undefined;
-  const lockUntil = lock
-    ? new Date(Date.parse(manifest.started_at) + lock.retainDays * 86_400_000)
-    : undefined;
+  const until = lock ? lockUntil(Date.parse(manifest.started_at), lock) : undefined;
   await eachLimited(manifest.parts, options.concurrency ?? 8, async (part) => {
     if (options.retention) {
       const info = await store.head(part.path, { signal }).catch((err: unknown) => {
@@ -189,20 +188,9 @@ export async function validateExport(
       });
       if (info && !info.checksumSha256)
         result.problems.push(`part ${part.path} has no stored SHA-256 checksum`);
-      if (info && lock && lockUntil) {
-        if (!info.objectLock) result.problems.push(`part ${part.path} is not locked`);
-        else if (info.objectLock.mode !== lock.mode)
-          result.problems.push(
-            `part ${part.path} is locked in ${info.objectLock.mode} mode, not ${lock.mode}`,
-          );
-        else if (
-          info.objectLock.retainUntil.getTime() <
-          Math.floor(lockUntil.getTime() / 1000) * 1000
-        )
-          result.problems.push(
-            `part ${part.path} is locked only until ${info.objectLock.retainUntil.toISOString()}, required until ${lockUntil.toISOString()}`,
-          );
-      }
+      if (info && lock && until)
+        for (const p of lockProblems(info, until, lock))
+          result.problems.push(`part ${part.path} is ${p}`);
     }
     if (depth === "full") {
       const got = await hashObject(raw, part.path, policy, signal);

@@ -11,9 +11,8 @@ import {
   type ObjectKeyParts,
 } from "../batch/object-key.js";
 import type { ObjectLockSpec } from "../config/destination.js";
+import { lockProblems, lockUntil } from "../store/object-lock.js";
 import type { ObjectInfo } from "../store/object-store.js";
-
-const DAY_MS = 86_400_000;
 
 /**
  * The date an object must stay locked until: the start of its hour plus the
@@ -21,7 +20,7 @@ const DAY_MS = 86_400_000;
  * is never before its records' hour began).
  */
 export function requiredRetainUntil(parts: ObjectKeyParts, lock: ObjectLockSpec): Date {
-  return new Date(parts.hourMs + lock.retainDays * DAY_MS);
+  return lockUntil(parts.hourMs, lock);
 }
 
 /**
@@ -60,20 +59,6 @@ export function checkLogObjectInfo(
   if (info.contentEncoding !== undefined && info.contentEncoding !== CONTENT_ENCODING)
     problems.push(`content-encoding is ${info.contentEncoding}, expected gzip`);
   if (info.size <= 0) problems.push("the object is empty");
-  if (lock) problems.push(...checkLock(info, requiredRetainUntil(parts, lock), lock));
+  if (lock) problems.push(...lockProblems(info, requiredRetainUntil(parts, lock), lock));
   return problems;
-}
-
-/** Object Lock problems: none, the wrong mode, or a retention that ends too early. */
-export function checkLock(info: ObjectInfo, until: Date, lock: ObjectLockSpec): string[] {
-  if (!info.objectLock)
-    return [`not locked (the config asks for ${lock.mode} until ${until.toISOString()})`];
-  const out: string[] = [];
-  if (info.objectLock.mode !== lock.mode)
-    out.push(`locked in ${info.objectLock.mode} mode, the config asks for ${lock.mode}`);
-  if (info.objectLock.retainUntil.getTime() < until.getTime())
-    out.push(
-      `locked only until ${info.objectLock.retainUntil.toISOString()}, required until ${until.toISOString()}`,
-    );
-  return out;
 }
