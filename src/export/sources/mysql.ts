@@ -3,7 +3,7 @@
  * batch is full, so at most two batches are in memory), session in UTC, values
  * read as exact text where the driver would round (BIGINT, DECIMAL, dates).
  */
-import { throwIfAborted } from "../../shared/abort.js";
+import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { connectionHint } from "./connect-hint.js";
 import { StowageError } from "../../shared/errors.js";
 import { parseDateText, parseTimestampText } from "../values.js";
@@ -196,9 +196,8 @@ export async function openMysql(url: string, connectTimeoutMs = 10_000): Promise
       const socket = (conn as unknown as { stream?: { destroyed?: boolean } }).stream;
       if (lost === undefined && !socket?.destroyed) {
         await new Promise<void>((r) => {
-          const t = setTimeout(r, 5000);
-          t.unref();
-          conn.end(() => (clearTimeout(t), r()));
+          const cancel = idleTimer(5000, r); // a goodbye must not hold the process open
+          conn.end(() => (cancel(), r()));
         });
       }
       conn.destroy();

@@ -3,7 +3,7 @@
  * `batchSize` at a time, never the whole result), text-format values parsed into
  * the portable kinds (int8 → bigint, numeric → exact text, timestamps → µs).
  */
-import { throwIfAborted } from "../../shared/abort.js";
+import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { connectionHint } from "./connect-hint.js";
 import { StowageError } from "../../shared/errors.js";
 import { parseDateText, parseTimestampText } from "../values.js";
@@ -103,10 +103,9 @@ export function pgError(err: unknown, doing: string): StowageError {
 /** Resolves when `p` settles or after `ms`, whichever is first (for goodbyes to a possibly dead server). */
 function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    t.unref();
+    const cancel = idleTimer(ms, resolve); // a goodbye must not hold the process open
     void p.finally(() => {
-      clearTimeout(t);
+      cancel();
       resolve();
     });
   });
