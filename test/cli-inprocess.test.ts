@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { s3YamlConfig } from "./support/yaml-config.js";
 import { run } from "../src/cli/main.js";
 import type { CliIo } from "../src/cli/io.js";
 import { LocalStore } from "../src/store/local-store.js";
@@ -60,24 +61,9 @@ async function cli(
 
 /** A logger config file for the run's MinIO under `prefix`, credentials from AK/SK. */
 function s3Project(prefix: string): { dir: string; file: string; env: Record<string, string> } {
-  const m = minio();
-  const dir = tempDir("proj");
-  const file = join(dir, "stowage.config.yaml");
-  writeFileSync(
-    file,
-    [
-      "destination: s3",
-      "s3:",
-      `  bucket: ${m.bucket}`,
-      `  prefix: ${prefix}`,
-      `  region: ${m.region}`,
-      `  endpoint: ${m.endpoint}`,
-      "  force_path_style: true",
-      "  access_key_env: AK",
-      "  secret_key_env: SK",
-    ].join("\n"),
-  );
-  return { dir, file, env: { AK: m.accessKeyId, SK: m.secretAccessKey } };
+  const c = s3YamlConfig({ prefix, accessKeyEnv: "AK", secretKeyEnv: "SK" });
+  dirs.push(c.dir);
+  return c;
 }
 
 describe("issue 15 §4 --help of every command, in-process", () => {
@@ -373,24 +359,15 @@ describe("§7 §8 run, validate, verify in-process against PostgreSQL and MinIO"
 describe("§1 §9 doctor diagnoses and verify on a logger prefix, in-process", () => {
   /** A logger config like s3Project's, on another bucket or endpoint. */
   function projectOn(bucket: string, endpoint: string): { dir: string; file: string } {
-    const m = minio();
-    const dir = tempDir("proj-on");
-    const file = join(dir, "stowage.config.yaml");
-    writeFileSync(
-      file,
-      [
-        "destination: s3",
-        "s3:",
-        `  bucket: ${bucket}`,
-        "  prefix: app",
-        `  region: ${m.region}`,
-        `  endpoint: ${endpoint}`,
-        "  force_path_style: true",
-        "  access_key_env: AK",
-        "  secret_key_env: SK",
-      ].join("\n"),
-    );
-    return { dir, file };
+    const c = s3YamlConfig({
+      prefix: "app",
+      bucket,
+      endpoint,
+      accessKeyEnv: "AK",
+      secretKeyEnv: "SK",
+    });
+    dirs.push(c.dir);
+    return c;
   }
   const creds = () => ({ AK: minio().accessKeyId, SK: minio().secretAccessKey });
 

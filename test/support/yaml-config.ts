@@ -19,8 +19,12 @@ export function s3YamlConfig(o: {
   bucket?: string;
   endpoint?: string;
   extra?: string[];
+  /** Names of the credential variables (default STOWAGE_TEST_AK / STOWAGE_TEST_SK). */
+  accessKeyEnv?: string;
+  secretKeyEnv?: string;
 }): YamlConfig {
-  const m = minio();
+  const ak = o.accessKeyEnv ?? "STOWAGE_TEST_AK";
+  const sk = o.secretKeyEnv ?? "STOWAGE_TEST_SK";
   const dir = mkdtempSync(join(tmpdir(), "stowage-yaml-"));
   const file = join(dir, "stowage.config.yaml");
   writeFileSync(
@@ -28,18 +32,18 @@ export function s3YamlConfig(o: {
     [
       "destination: s3",
       "s3:",
-      `  bucket: ${o.bucket ?? m.bucket}`,
+      `  bucket: ${o.bucket ?? minio().bucket}`,
       `  prefix: ${o.prefix}`,
-      `  region: ${m.region}`,
-      `  endpoint: ${o.endpoint ?? m.endpoint}`,
+      `  region: ${minio().region}`,
+      `  endpoint: ${o.endpoint ?? minio().endpoint}`,
       "  force_path_style: true",
-      "  access_key_env: STOWAGE_TEST_AK",
-      "  secret_key_env: STOWAGE_TEST_SK",
+      `  access_key_env: ${ak}`,
+      `  secret_key_env: ${sk}`,
       ...(o.extra ?? []),
       "",
     ].join("\n"),
   );
-  return { dir, file, env: yamlEnv() };
+  return { dir, file, env: { [ak]: minio().accessKeyId, [sk]: minio().secretAccessKey } };
 }
 
 /** The variables `s3YamlConfig` names, holding MinIO's root credentials. */
