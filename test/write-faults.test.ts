@@ -15,6 +15,19 @@ import { minio, uniquePrefix } from "./support/minio.js";
 import { idCounts, readBack } from "./support/read-back.js";
 
 const N = 10_000;
+const BATCH_RECORDS = 250;
+const BATCHES = N / BATCH_RECORDS;
+
+/**
+ * The retry budget a scenario needs so that no batch exhausts it by chance.
+ * An attempt can meet two faulted requests (a PUT, then the HEAD that confirms
+ * a 412 after a dropped answer), so it fails with probability 1 - (1 - rate)^2;
+ * the budget makes "some batch fails every attempt" rarer than one run in 10^6.
+ */
+function attemptsFor(rate: number): number {
+  const failPerAttempt = 1 - (1 - rate) ** 2;
+  return Math.ceil(Math.log(1e-6 / BATCHES) / Math.log(failPerAttempt)) + 1;
+}
 const proxies: FaultProxy[] = [];
 afterAll(async () => {
   for (const p of proxies) await p.close();
@@ -41,9 +54,9 @@ describe("§3.5 exactly-once under faults (10,000 records each)", () => {
         s3Config(
           prefix,
           {
-            maxBatchRecords: 250,
+            maxBatchRecords: BATCH_RECORDS,
             requestTimeoutMs: 1_000,
-            maxAttempts: 12,
+            maxAttempts: attemptsFor(rate),
             initialBackoffMs: 20,
             maxBackoffMs: 300,
           },
@@ -65,7 +78,7 @@ describe("§3.5 exactly-once under faults (10,000 records each)", () => {
       expect(counts.size).toBe(N);
       const dupes = [...counts.values()].filter((c) => c !== 1);
       expect(dupes).toEqual([]);
-      expect(dest.objects).toBe(N / 250);
+      expect(dest.objects).toBe(BATCHES);
     },
     180_000,
   );
