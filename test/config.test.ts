@@ -208,7 +208,11 @@ describe("§1 TypeScript configs: the transform (sucrase through jiti)", () => {
         `const note = "import.meta.url" + /import.meta/.source; // import.meta in a comment`,
         `export default { service, level, dir: import.meta.dirname, url: import.meta.url, note } satisfies LoggerConfig & object;`,
       ].join("\n"),
-      "shared.ts": `export const service: string = "orders";\nexport enum Level { Warn = "warn" }\n`,
+      "shared.ts": [
+        `class Box { readonly prefix = "or"; constructor(private rest: string) {} get value(): string { return this.prefix + this.rest; } }`,
+        `export const service: string = new Box("ders").value;`,
+        `export enum Level { Warn = "warn" }`,
+      ].join("\n"),
       "stowage.config.mts": `interface C { service: string }\nconst c: C = { service: "mts" };\nexport default c;\n`,
       "cjs.ts": `const c: { service: string } = { service: "cjs" };\nmodule.exports = c;\n`,
     });

@@ -89,6 +89,8 @@ export function transformConfigSource(opts: TransformOptions): TransformResult {
     code = transform(importMeta(opts.source, opts.filename, opts.ts === true), {
       transforms: opts.ts ? ["typescript", "imports"] : ["imports"],
       filePath: file,
+      // Node 20 runs class fields, numeric separators and the like natively: keep them as written.
+      disableESTransforms: true,
     }).code;
   } catch (err) {
     const loc = (err as { loc?: { line?: number; column?: number } }).loc;
