@@ -1,6 +1,7 @@
 // Config files on disk (SPEC §1, §2.0): discovery, TypeScript through jiti, JSON, YAML with ${ENV}.
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -187,5 +188,95 @@ describe("§1 config files", () => {
     const e = await failure(loadConfigFile(join(d, "stowage.config.ts"), { env: {} }));
     expect(e.code).toBe("config");
     expect(e.message).toContain("stowage.config.ts: could not load the config module");
+    expect(e.message).toContain(`syntax error at ${join(d, "stowage.config.ts")}:1:24: `);
+  });
+});
+
+describe("§1 TypeScript configs: the transform (sucrase through jiti)", () => {
+  const both = async (file: string) => {
+    const a = (await loadConfigFile(file, { env: {} })).data;
+    expect(loadConfigFileSync(file, { env: {} }).data).toEqual(a);
+    return a;
+  };
+
+  it("type syntax, enums, relative TypeScript imports, .mts, module.exports and import.meta load alike in both loaders", async () => {
+    const d = dir({
+      "stowage.config.ts": [
+        `import type { LoggerConfig } from ${JSON.stringify(SRC)};`,
+        `import { service, Level } from "./shared";`,
+        `const level: LoggerConfig["level"] = Level.Warn;`,
+        `const note = "import.meta.url" + /import.meta/.source; // import.meta in a comment`,
+        `export default { service, level, dir: import.meta.dirname, url: import.meta.url, note } satisfies LoggerConfig & object;`,
+      ].join("\n"),
+      "shared.ts": [
+        `class Box { readonly prefix = "or"; constructor(private rest: string) {} get value(): string { return this.prefix + this.rest; } }`,
+        `export const service: string = new Box("ders").value;`,
+        `export enum Level { Warn = "warn" }`,
+      ].join("\n"),
+      "stowage.config.mts": `interface C { service: string }\nconst c: C = { service: "mts" };\nexport default c;\n`,
+      "cjs.ts": `const c: { service: string } = { service: "cjs" };\nmodule.exports = c;\n`,
+    });
+    expect(await both(join(d, "stowage.config.ts"))).toEqual({
+      service: "orders",
+      level: "warn",
+      dir: d,
+      url: `file://${join(d, "stowage.config.ts")}`,
+      note: "import.meta.urlimport.meta",
+    });
+    expect(await both(join(d, "stowage.config.mts"))).toEqual({ service: "mts" });
+    expect(await both(join(d, "cjs.ts"))).toEqual({ service: "cjs" });
+  });
+
+  it("top-level await works in the async loader; the synchronous one says why it cannot", async () => {
+    const d = dir({
+      "stowage.config.ts": `const n: number = await Promise.resolve(3);\nexport default { service: "svc" + n };\n`,
+    });
+    const file = join(d, "stowage.config.ts");
+    expect((await loadConfigFile(file, { env: {} })).data).toEqual({ service: "svc3" });
+    let e: unknown;
+    try {
+      loadConfigFileSync(file, { env: {} });
+    } catch (err) {
+      e = err;
+    }
+    expect(e).toBeInstanceOf(StowageError);
+    expect((e as StowageError).code).toBe("config");
+    expect((e as StowageError).hint).toMatch(/synchronously.*top-level await/);
+  });
+
+  it("a syntax error names file:line:column (of an imported file too) and never echoes the source", async () => {
+    const d = dir({
+      "stowage.config.ts": `const a = 1;\nconst password: string = "hunter2-secret" +;\nexport default { a };\n`,
+      "imports.ts": `import { x } from "./broken";\nexport default { x };\n`,
+      "broken.ts": `export const x: number = 1;\n\n  const y = {{;\n`,
+    });
+    const own = join(d, "stowage.config.ts");
+    for (const e of [
+      await failure(loadConfigFile(own, { env: {} })),
+      await failure(Promise.resolve().then(() => loadConfigFileSync(own, { env: {} }))),
+    ]) {
+      expect(e.code).toBe("config");
+      expect(e.message).toMatch(
+        new RegExp(
+          `could not load the config module: syntax error at ${own}:2:44: Unexpected token`,
+        ),
+      );
+      expect(e.message).not.toContain("hunter2-secret");
+    }
+    const imported = await failure(loadConfigFile(join(d, "imports.ts"), { env: {} }));
+    expect(imported.message).toContain(
+      `${join(d, "imports.ts")}: could not load the config module: syntax error at ${join(d, "broken.ts")}:3:15: `,
+    );
+  });
+
+  it("the transform is sucrase: jiti's bundled Babel is never loaded", async () => {
+    // Content unique to this run, so jiti's file cache cannot serve it without a transform.
+    const d = dir({
+      "stowage.config.ts": `const id: string = ${JSON.stringify(String(Math.random()))};\nexport default { service: "t", id };\n`,
+    });
+    await loadConfigFile(join(d, "stowage.config.ts"), { env: {} });
+    const loaded = Object.keys(createRequire(import.meta.url).cache);
+    expect(loaded.some((k) => /[\\/]sucrase[\\/]/.test(k))).toBe(true);
+    expect(loaded.filter((k) => k.endsWith(join("jiti", "dist", "babel.cjs")))).toEqual([]);
   });
 });

@@ -2,9 +2,8 @@
  * The fast path for a `stowage.config.ts` that is plain JavaScript apart from
  * its file name (the README's shape: `import { defineConfig } from "stowage"`
  * and `export default defineConfig({...})`). Such a file needs no TypeScript
- * transform, so it is evaluated directly instead of paying ~1 s for jiti to load
- * Babel (issue 13 §4, bench/config-load.ts). Anything else returns undefined
- * and goes through jiti as before.
+ * transform, so it is evaluated directly, without loading jiti and its transform
+ * (bench/config-load.ts). Anything else returns undefined and goes through jiti.
  */
 import { defineConfig } from "./define-config.js";
 

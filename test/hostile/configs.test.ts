@@ -126,6 +126,65 @@ describe("§4 config messages name the problem", () => {
   });
 });
 
+describe("§4 a TypeScript config costs no Babel (the load time itself: bench/config-load.ts)", () => {
+  /** What `createLogger()` loaded in a fresh application process whose cwd holds `config`. */
+  async function modulesLoadedFor(config: string): Promise<Record<string, boolean>> {
+    const app = mkdtempSync(join(tmpdir(), "stowage-hostile-tsload-"));
+    dirs.push(app);
+    mkdirSync(join(app, "node_modules"));
+    symlinkSync(resolve(import.meta.dirname, "../.."), join(app, "node_modules", "stowage"));
+    writeFileSync(join(app, "stowage.config.ts"), config);
+    const script = `
+      import { createRequire } from "node:module";
+      const { createLogger } = await import("stowage");
+      const log = createLogger();
+      log.info("x");
+      await log.close();
+      const keys = Object.keys(createRequire(import.meta.url).cache);
+      const has = (re) => keys.some((k) => re.test(k));
+      process.stdout.write(JSON.stringify({
+        jiti: has(/[\\/]jiti[\\/]/),
+        sucrase: has(/[\\/]sucrase[\\/]/),
+        babel: has(/[\\/]jiti[\\/]dist[\\/]babel\.cjs$/),
+      }));`;
+    const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (done) => {
+        const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+          cwd: app,
+          env: { ...process.env, JITI_REBUILD_FS_CACHE: "true" },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        child.on("close", (code) => done({ code, stdout, stderr }));
+      },
+    );
+    expect(out.stderr).toBe("");
+    expect(out.code).toBe(0);
+    return JSON.parse(out.stdout) as Record<string, boolean>;
+  }
+  const body = `{ service: "api", console: false, destination: "local", local: { path: "./store" } }`;
+
+  it("README shape (plain JavaScript in a .ts file): neither jiti nor a transform is loaded", async () => {
+    expect(
+      await modulesLoadedFor(
+        `import { defineConfig } from "stowage";\nexport default defineConfig(${body});\n`,
+      ),
+    ).toEqual({ jiti: false, sucrase: false, babel: false });
+  });
+
+  it("type syntax: jiti with sucrase as its transform, never jiti's bundled Babel", async () => {
+    expect(
+      await modulesLoadedFor(
+        `import { defineConfig } from "stowage";\nconst level: "info" = "info";\n` +
+          `export default defineConfig({ ...${body}, level }); // ${Math.random()}\n`,
+      ),
+    ).toEqual({ jiti: true, sucrase: true, babel: false });
+  });
+});
+
 describe("§4 doctor validates what createLogger validates; config errors exit 2", () => {
   const cases: [string, string, string][] = [
     [
