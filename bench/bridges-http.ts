@@ -96,6 +96,40 @@ process.stdin.on("end", async () => {
 });
 `;
 
+/**
+ * The request record's cost without HTTP, in a plain-Node process on dist/:
+ * µs per request (min of 7 alternating rounds of 50,000), the adapter's whole
+ * record path next to the logger calls it is made of, so the adapter's own
+ * share is the difference.
+ */
+const RECORD = `
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger } from "stowage";
+import { RequestState, logRequest, requestIdFrom } from "./dist/bridges/http/request-record.js";
+const log = createLogger({ console: false, destination: "local", local: { path: mkdtempSync(join(tmpdir(), "stowage-bench-rec-")), delivery: { maxQueueBytes: "1GiB" } } });
+const fields = () => ({ method: "GET", route: "/hello/:id", path: "/hello/42", status: 200, durationMs: 0.123, userAgent: "autocannon/7.15.0", ip: "127.0.0.1" });
+const cases = {
+  "adapter: request id + state + record (logRequest)": () => logRequest(new RequestState(log, requestIdFrom(undefined)), { method: "GET", route: "/hello/:id", path: "/hello/42", status: 200, userAgent: "autocannon/7.15.0", ip: "127.0.0.1", query: undefined, headers: undefined }),
+  "logger: child({ requestId }).info(msg, 7 fields)": () => log.child({ requestId: crypto.randomUUID() }).info("GET /hello/:id 200", fields()),
+  "logger: child({ requestId }) alone": () => log.child({ requestId: crypto.randomUUID() }),
+  "logger: info(msg, 7 fields)": () => log.info("GET /hello/:id 200", fields()),
+  "logger: info(msg)": () => log.info("GET /hello/:id 200"),
+};
+const best = {};
+for (let round = 0; round < 7; round++)
+  for (const [name, fn] of Object.entries(cases)) {
+    for (let i = 0; i < 5000; i++) fn();
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < 50000; i++) fn();
+    best[name] = Math.min(best[name] ?? Infinity, Number(process.hrtime.bigint() - t) / 50000 / 1000);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+await log.close({ timeoutMs: 60000 });
+console.log(JSON.stringify(best));
+`;
+
 interface Served {
   rps: number;
   /** Server CPU time (all threads) per response of the measured run, µs. */
@@ -181,3 +215,14 @@ for (const [framework, name] of Object.entries(names)) {
     `${name.padEnd(10)} ${fmt(s.without).padStart(14)} ${fmt(s.with).padStart(14)} ${ratio.padStart(14)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
   );
 }
+
+const record = spawn(process.execPath, ["--input-type=module", "-e", RECORD], {
+  cwd: ROOT,
+  stdio: ["ignore", "pipe", "inherit"],
+});
+let out = "";
+record.stdout.on("data", (c: Buffer) => (out += c));
+await new Promise((resolve) => record.on("close", resolve));
+console.log("\n-- the request record without HTTP: µs per request (min of 7 rounds × 50,000)");
+for (const [name, us] of Object.entries(JSON.parse(out) as Record<string, number>))
+  console.log(`${name.padEnd(52)} ${us.toFixed(2).padStart(6)} µs`);
