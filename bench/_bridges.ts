@@ -4,20 +4,28 @@ import { join } from "node:path";
 
 const AUTOCANNON = join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon");
 
+/** autocannon's settings for one run. */
+export interface LoadOptions {
+  connections?: number;
+  seconds?: number;
+  method?: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
 /**
  * Requests/s of `url` measured by autocannon in its own process (so the load
  * generator does not share the server's event loop), over loopback.
  */
-export function autocannon(
+export async function autocannon(url: string, o: LoadOptions = {}): Promise<number> {
+  return (await autocannonRun(url, o)).rps;
+}
+
+/** One autocannon run: mean requests/s and the number of responses it counted. */
+export function autocannonRun(
   url: string,
-  o: {
-    connections?: number;
-    seconds?: number;
-    method?: string;
-    body?: string;
-    headers?: Record<string, string>;
-  } = {},
-): Promise<number> {
+  o: LoadOptions = {},
+): Promise<{ rps: number; responses: number }> {
   const args = ["-j", "-c", String(o.connections ?? 50), "-d", String(o.seconds ?? 3)];
   if (o.method) args.push("-m", o.method);
   if (o.body !== undefined) args.push("-b", o.body);
@@ -31,7 +39,7 @@ export function autocannon(
     child.on("close", (code) => {
       try {
         const r = JSON.parse(out) as {
-          requests: { average: number };
+          requests: { average: number; total: number };
           non2xx: number;
           errors: number;
         };
@@ -39,7 +47,7 @@ export function autocannon(
           return reject(
             new Error(`autocannon ${url}: exit ${code}, non2xx ${r.non2xx}, errors ${r.errors}`),
           );
-        resolve(r.requests.average);
+        resolve({ rps: r.requests.average, responses: r.requests.total });
       } catch (err) {
         reject(new Error(`autocannon ${url}: unreadable output (exit ${code})`, { cause: err }));
       }

@@ -1,94 +1,228 @@
 /**
  * Framework adapter benchmark (issue 14 §3): requests/s of a hello-world app on
  * Express 5, Fastify 5 and Hono 4 (@hono/node-server) with and without the
- * stowage adapter, measured by autocannon (own process) over loopback, in
- * alternating rounds; printed as min and median with the ratio (goal ≥ 0.9×).
- * The logger writes to a local-directory store (delivery off the request path).
+ * stowage adapter (goal ≥ 0.9×).
+ *
+ * Each measurement is a fresh server process running plain Node on the built
+ * package (`stowage/express`, … from dist/, as an application imports it; no
+ * TypeScript loader in the server), warmed up for one second, then loaded by
+ * autocannon (own process, loopback, same settings for both) for `--seconds`.
+ * The two variants alternate for `--rounds` rounds; min and median are printed.
+ * The app is the same hello world in both; with the adapter, its logger writes
+ * every request record to a local-directory store with the default batching
+ * (`createLogger({ destination: "local" })`), and the run fails unless every
+ * response served has its record delivered and none was rejected.
+ *
+ * Needs `npm run build`.
  * Usage: node --import jiti/register bench/bridges-http.ts [--rounds 3] [--seconds 3]
  */
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRequire } from "node:module";
-import Fastify from "fastify";
-import { Hono } from "hono";
-import { serve } from "@hono/node-server";
-import { createLogger, type Logger } from "../src/index.js";
-import { stowageExpress } from "../src/express.js";
-import { stowageFastify } from "../src/fastify.js";
-import { stowageHono } from "../src/hono.js";
+import { createInterface } from "node:readline";
 import { positiveArg } from "./_shared.js";
-import { alternate, autocannon, median, min } from "./_bridges.js";
+import { alternate, autocannonRun, median, min, type LoadOptions } from "./_bridges.js";
 
-// Plain require: jiti's ESM interop wraps Express in a proxy that breaks its request getters.
-const express = createRequire(import.meta.url)("express") as typeof import("express");
 const ROUNDS = positiveArg("rounds", 3);
 const SECONDS = positiveArg("seconds", 3);
+const ROOT = join(import.meta.dirname, "..");
+const LOAD: LoadOptions = { connections: 50, seconds: SECONDS };
 
-type Start = (log: Logger | null) => Promise<{ url: string; close(): Promise<void> }>;
+if (!existsSync(join(ROOT, "dist", "express.js")))
+  throw new Error("dist/ is missing: run `npm run build` first");
 
-const listen = async (s: Server) => {
-  if (!s.listening) await new Promise<void>((r) => s.once("listening", () => r()));
-  return {
-    url: `http://127.0.0.1:${(s.address() as AddressInfo).port}/hello/42`,
-    close: () => new Promise<void>((r) => s.close(() => r())),
-  };
-};
-
-const apps: Record<string, Start> = {
-  "Express 5": async (log) => {
-    const app = express();
-    if (log) app.use(stowageExpress(log));
-    app.get("/hello/:id", (_req, res) => void res.send("hello"));
-    return listen(app.listen(0, "127.0.0.1"));
-  },
-  "Fastify 5": async (log) => {
-    const app = Fastify();
-    if (log) await app.register(stowageFastify, { logger: log });
-    app.get("/hello/:id", async () => "hello");
-    const url = await app.listen({ port: 0, host: "127.0.0.1" });
-    return { url: `${url}/hello/42`, close: () => app.close() };
-  },
-  "Hono 4": async (log) => {
-    const app = new Hono();
-    if (log) app.use(stowageHono(log));
-    app.get("/hello/:id", (c) => c.text("hello"));
-    return listen(serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server);
-  },
-};
-
-const dir = mkdtempSync(join(tmpdir(), "stowage-bench-http-"));
-const log = createLogger({
-  console: false,
-  destination: "local",
-  local: { path: dir, delivery: { maxQueueBytes: "256MiB" } },
+/**
+ * The server, run by plain `node` in the package directory (so `stowage/…`
+ * resolves to dist/ like in an application). argv: framework, "with"|"without",
+ * store directory. Prints `{"url"}` when listening; when stdin ends, closes the
+ * server and the logger and prints `{"cpuMs","delivered","rejected","ok"}`, where
+ * cpuMs is the process's CPU time (all threads) from the line it was sent on
+ * stdin (just before the measured run) to the end of stdin.
+ */
+const SERVER = `
+const [framework, variant, dir] = process.argv.slice(1);
+let log = null;
+if (variant === "with") {
+  const { createLogger } = await import("stowage");
+  log = createLogger({ console: false, destination: "local", local: { path: dir } });
+}
+const host = "127.0.0.1";
+let url, close;
+const listening = (s) => new Promise((r) => (s.listening ? r() : s.once("listening", r)));
+if (framework === "express") {
+  const { default: express } = await import("express");
+  const app = express();
+  if (log) app.use((await import("stowage/express")).stowageExpress(log));
+  app.get("/hello/:id", (_req, res) => void res.send("hello"));
+  const s = app.listen(0, host);
+  await listening(s);
+  url = "http://" + host + ":" + s.address().port;
+  close = () => new Promise((r) => s.close(r));
+} else if (framework === "fastify") {
+  const { default: Fastify } = await import("fastify");
+  const app = Fastify();
+  if (log) await app.register((await import("stowage/fastify")).stowageFastify, { logger: log });
+  app.get("/hello/:id", async () => "hello");
+  url = await app.listen({ port: 0, host });
+  close = () => app.close();
+} else {
+  const { Hono } = await import("hono");
+  const { serve } = await import("@hono/node-server");
+  const app = new Hono();
+  if (log) app.use((await import("stowage/hono")).stowageHono(log));
+  app.get("/hello/:id", (c) => c.text("hello"));
+  const s = serve({ fetch: app.fetch, port: 0, hostname: host });
+  await listening(s);
+  url = "http://" + host + ":" + s.address().port;
+  close = () => new Promise((r) => s.close(r));
+}
+console.log(JSON.stringify({ url: url + "/hello/42" }));
+let mark = null;
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", () => {
+  mark = process.cpuUsage();
+  console.log(JSON.stringify({ marked: true }));
 });
-console.log(
-  `\n-- adapters: hello-world req/s, autocannon -c 50 -d ${SECONDS}, ${ROUNDS} alternating rounds`,
-);
-console.log(
-  `${"framework".padEnd(12)} ${"without (min/med)".padStart(20)} ${"with (min/med)".padStart(20)} ${"ratio (min/med)".padStart(16)}`,
-);
-for (const [name, start] of Object.entries(apps)) {
-  const measure = (withAdapter: boolean) => async () => {
-    const app = await start(withAdapter ? log : null);
-    try {
-      return await autocannon(app.url, { seconds: SECONDS });
-    } finally {
-      await app.close();
-    }
+process.stdin.on("end", async () => {
+  const cpu = process.cpuUsage(mark);
+  await close();
+  const r = log ? await log.close({ timeoutMs: 60000 }) : null;
+  const d = r ? Object.values(r.destinations)[0] : null;
+  const rejected = d ? d.rejected.oversized + d.rejected.queueFull + d.rejected.spoolFull : 0;
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  console.log(JSON.stringify({ cpuMs, delivered: d ? d.delivered : 0, rejected, ok: r ? r.ok : true }));
+  process.exit(0);
+});
+`;
+
+/**
+ * The request record's cost without HTTP, in a plain-Node process on dist/:
+ * µs per request (min of 7 alternating rounds of 50,000), the adapter's whole
+ * record path next to the logger calls it is made of, so the adapter's own
+ * share is the difference.
+ */
+const RECORD = `
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger } from "stowage";
+import { RequestState, logRequest, requestIdFrom } from "./dist/bridges/http/request-record.js";
+const log = createLogger({ console: false, destination: "local", local: { path: mkdtempSync(join(tmpdir(), "stowage-bench-rec-")), delivery: { maxQueueBytes: "1GiB" } } });
+const fields = () => ({ method: "GET", route: "/hello/:id", path: "/hello/42", status: 200, durationMs: 0.123, userAgent: "autocannon/7.15.0", ip: "127.0.0.1" });
+const cases = {
+  "adapter: request id + state + record (logRequest)": () => logRequest(new RequestState(log, requestIdFrom(undefined)), { method: "GET", route: "/hello/:id", path: "/hello/42", status: 200, userAgent: "autocannon/7.15.0", ip: "127.0.0.1", query: undefined, headers: undefined }),
+  "logger: child({ requestId }).info(msg, 7 fields)": () => log.child({ requestId: crypto.randomUUID() }).info("GET /hello/:id 200", fields()),
+  "logger: child({ requestId }) alone": () => log.child({ requestId: crypto.randomUUID() }),
+  "logger: info(msg, 7 fields)": () => log.info("GET /hello/:id 200", fields()),
+  "logger: info(msg)": () => log.info("GET /hello/:id 200"),
+};
+const best = {};
+for (let round = 0; round < 7; round++)
+  for (const [name, fn] of Object.entries(cases)) {
+    for (let i = 0; i < 5000; i++) fn();
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < 50000; i++) fn();
+    best[name] = Math.min(best[name] ?? Infinity, Number(process.hrtime.bigint() - t) / 50000 / 1000);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+await log.close({ timeoutMs: 60000 });
+console.log(JSON.stringify(best));
+`;
+
+interface Served {
+  rps: number;
+  /** Server CPU time (all threads) per response of the measured run, µs. */
+  cpuUs: number;
+  responses: number;
+  delivered: number;
+}
+
+/** One fresh server process: 1 s warm-up, then the measured run; returns req/s and the record count. */
+async function measure(framework: string, variant: "with" | "without"): Promise<Served> {
+  const dir = mkdtempSync(join(tmpdir(), "stowage-bench-http-"));
+  const child = spawn(
+    process.execPath,
+    ["--input-type=module", "-e", SERVER, framework, variant, dir],
+    { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] },
+  );
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error(`${framework} server (${variant}) exited early`);
+    return JSON.parse(value as string) as Record<string, unknown>;
   };
-  await measure(false)(); // warm-up
-  const s = await alternate(ROUNDS, { without: measure(false), with: measure(true) });
+  try {
+    const { url } = (await next()) as { url: string };
+    const warm = await autocannonRun(url, { ...LOAD, seconds: 1 });
+    child.stdin.write("mark\n");
+    await next();
+    const run = await autocannonRun(url, LOAD);
+    child.stdin.end();
+    const end = (await next()) as {
+      cpuMs: number;
+      delivered: number;
+      rejected: number;
+      ok: boolean;
+    };
+    const served = warm.responses + run.responses;
+    if (variant === "with" && (!end.ok || end.rejected > 0 || end.delivered < served))
+      throw new Error(
+        `${framework}: ${served} responses but ${end.delivered} records delivered, ${end.rejected} rejected, ok=${end.ok}`,
+      );
+    return {
+      rps: run.rps,
+      cpuUs: (end.cpuMs * 1000) / run.responses,
+      responses: served,
+      delivered: end.delivered,
+    };
+  } finally {
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.log(
+  `\n-- adapters: hello-world req/s, autocannon -c ${LOAD.connections} -d ${SECONDS} after 1 s warm-up, fresh server per run, ${ROUNDS} alternating rounds`,
+);
+console.log(
+  "   req/s: min/median of the rounds, ratio with/without (goal ≥ 0.9×); cpu: server CPU µs per response (all threads), median",
+);
+console.log(
+  `${"framework".padEnd(10)} ${"without req/s".padStart(14)} ${"with req/s".padStart(14)} ${"ratio min/med".padStart(14)} ${"cpu without".padStart(12)} ${"cpu with".padStart(9)} ${"records/responses".padStart(18)}`,
+);
+const names: Record<string, string> = {
+  express: "Express 5",
+  fastify: "Fastify 5",
+  hono: "Hono 4",
+};
+for (const [framework, name] of Object.entries(names)) {
+  const records = { delivered: 0, responses: 0 };
+  const cpu = { with: [] as number[], without: [] as number[] };
+  const run = (variant: "with" | "without") => async () => {
+    const r = await measure(framework, variant);
+    cpu[variant].push(r.cpuUs);
+    if (variant === "with") {
+      records.delivered += r.delivered;
+      records.responses += r.responses;
+    }
+    return r.rps;
+  };
+  const s = await alternate(ROUNDS, { without: run("without"), with: run("with") });
   const fmt = (xs: number[]) => `${min(xs).toFixed(0)}/${median(xs).toFixed(0)}`;
+  const ratio = `${(min(s.with) / min(s.without)).toFixed(2)}/${(median(s.with) / median(s.without)).toFixed(2)}`;
   console.log(
-    `${name.padEnd(12)} ${fmt(s.without).padStart(20)} ${fmt(s.with).padStart(20)} ${`${(min(s.with) / min(s.without)).toFixed(2)}×/${(median(s.with) / median(s.without)).toFixed(2)}×`.padStart(16)}`,
+    `${name.padEnd(10)} ${fmt(s.without).padStart(14)} ${fmt(s.with).padStart(14)} ${ratio.padStart(14)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
   );
 }
-const r = await log.close({ timeoutMs: 60_000 });
-console.log(
-  `logger: ${Object.values(r.destinations)[0]!.delivered.toLocaleString()} request records delivered, ok=${r.ok}`,
-);
-rmSync(dir, { recursive: true, force: true });
+
+const record = spawn(process.execPath, ["--input-type=module", "-e", RECORD], {
+  cwd: ROOT,
+  stdio: ["ignore", "pipe", "inherit"],
+});
+let out = "";
+record.stdout.on("data", (c: Buffer) => (out += c));
+await new Promise((resolve) => record.on("close", resolve));
+console.log("\n-- the request record without HTTP: µs per request (min of 7 rounds × 50,000)");
+for (const [name, us] of Object.entries(JSON.parse(out) as Record<string, number>))
+  console.log(`${name.padEnd(52)} ${us.toFixed(2).padStart(6)} µs`);

@@ -230,3 +230,141 @@ describe("§3 framework adapters under real HTTP load", () => {
     },
   );
 });
+
+/**
+ * The options, on each framework: `skip` drops the record but keeps the child
+ * logger, `trustProxy` takes the first X-Forwarded-For entry, `setResponseHeader:
+ * false` and `query: false` leave those out, an unsafe incoming id is replaced,
+ * and the child logger is one object per request (made once, on first use).
+ */
+const optionsUnderTest = {
+  trustProxy: true,
+  setResponseHeader: false,
+  query: false,
+  skip: (path: string) => path === "/health",
+};
+
+async function startOptionsApp(name: string, log: Logger): Promise<RunningApp> {
+  if (name === "Express 5") {
+    const app = express();
+    app.use(stowageExpress(log, optionsUnderTest));
+    app.get("/health", (req, res) => {
+      req.log.info("health probe");
+      res.send("ok");
+    });
+    app.get("/orders/:id", (req, res) => {
+      const same = req.log === req.log;
+      req.log.info("handler", { same });
+      res.json({ requestId: req.requestId });
+    });
+    const server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    });
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise((resolve) => server.close(() => resolve())),
+    };
+  }
+  if (name === "Fastify 5") {
+    const app = Fastify();
+    await app.register(stowageFastify, { logger: log, ...optionsUnderTest });
+    app.get("/health", async (request) => {
+      request.stowage.info("health probe");
+      return "ok";
+    });
+    app.get("/orders/:id", async (request) => {
+      const same = request.stowage === request.stowage;
+      request.stowage.info("handler", { same });
+      return { requestId: request.stowageRequestId };
+    });
+    const url = await app.listen({ port: 0, host: "127.0.0.1" });
+    return { url, close: () => app.close() };
+  }
+  const app = new Hono<{ Variables: StowageHonoVariables }>();
+  app.use(stowageHono(log, optionsUnderTest));
+  app.get("/health", (c) => {
+    c.get("log").info("health probe");
+    return c.text("ok");
+  });
+  app.get("/orders/:id", (c) => {
+    const same = c.get("log") === c.get("log");
+    c.get("log").info("handler", { same });
+    return c.json({ requestId: c.get("requestId") });
+  });
+  const server = await new Promise<Server>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () =>
+      resolve(s as Server),
+    );
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("§3 framework adapter options", () => {
+  it.each(frameworks.map(([name]) => [name]))(
+    "%s: skip, trustProxy, setResponseHeader, query, unsafe incoming ids",
+    async (name) => {
+      const prefix = uniquePrefix("http-options");
+      const log = createLogger({
+        ...s3Config(prefix, { flushIntervalMs: 600_000 }),
+        service: "web",
+      } as Parameters<typeof createLogger>[0]);
+      const app = await startOptionsApp(name, log);
+      const ids: string[] = [];
+      try {
+        const health = await fetch(`${app.url}/health`, { headers: { "x-request-id": "probe-1" } });
+        expect(await health.text()).toBe("ok");
+        expect(health.headers.get("x-request-id")).toBeNull();
+        for (const incoming of ["fine-id.1:2", "bad id!", "x".repeat(129)]) {
+          const res = await fetch(`${app.url}/orders/7?token=sekret&page=2`, {
+            headers: {
+              "x-request-id": incoming,
+              "x-forwarded-for": "203.0.113.7, 10.0.0.1",
+              "user-agent": "options/1",
+            },
+          });
+          expect(res.status).toBe(200);
+          expect(res.headers.get("x-request-id")).toBeNull();
+          ids.push(((await res.json()) as { requestId: string }).requestId);
+        }
+      } finally {
+        await app.close();
+      }
+      expect(ids[0]).toBe("fine-id.1:2");
+      expect(ids[1]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(ids[2]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(new Set(ids).size).toBe(3);
+
+      const res = await log.close({ timeoutMs: 30_000 });
+      expect(res.ok, JSON.stringify(res)).toBe(true);
+      const reader = s3Reader();
+      const lines = (await readBack(reader, `${prefix}/`)).flatMap((o) => o.lines) as {
+        message: string;
+        bindings?: { requestId?: string };
+        data?: Record<string, unknown>;
+      }[];
+      reader.close();
+
+      const probe = lines.filter((r) => r.message === "health probe");
+      expect(probe).toHaveLength(1);
+      expect(probe[0]!.bindings).toEqual({ requestId: "probe-1" });
+      const requests = lines.filter((r) => r.data?.status !== undefined);
+      expect(requests.map((r) => r.data!.path)).toEqual(["/orders/7", "/orders/7", "/orders/7"]);
+      for (const [i, r] of requests.entries()) {
+        expect(r.bindings).toEqual({ requestId: ids[i] });
+        expect(r.data).toMatchObject({
+          route: "/orders/:id",
+          ip: "203.0.113.7",
+          userAgent: "options/1",
+        });
+        expect(r.data).not.toHaveProperty("query");
+      }
+      const handler = lines.filter((r) => r.message === "handler");
+      expect(handler.map((r) => r.bindings!.requestId)).toEqual(ids);
+      expect(handler.every((r) => r.data!.same === true)).toBe(true);
+      expect(JSON.stringify(lines)).not.toContain("sekret");
+    },
+  );
+});

@@ -1,20 +1,21 @@
 /**
  * `stowage/express`: a middleware that gives each request a child logger
- * (`req.log`, bound to its request id) and writes one record when the response
- * finishes, plus an error middleware that puts a thrown error (with its stack)
- * on that record. Express is only referenced by type here.
+ * (`req.log`, bound to its request id, created on first access) and writes one
+ * record when the response finishes, plus an error middleware that puts a thrown
+ * error (with its stack) on that record. Express is only referenced by type here.
  */
+import type { ServerResponse } from "node:http";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import type { Logger } from "../../logger/logger.js";
 import {
   clientIp,
   logRequest,
   requestIdFrom,
+  RequestState,
   resolveRequestLogOptions,
   type RequestLogOptions,
+  type ResolvedRequestLogOptions,
 } from "../http/request-record.js";
-
-const ERROR = Symbol("stowage.error");
 
 declare module "express-serve-static-core" {
   interface Request {
@@ -22,6 +23,58 @@ declare module "express-serve-static-core" {
     log: Logger;
     /** The request id (from the request header, or generated). */
     requestId: string;
+  }
+}
+
+const STATE = Symbol("stowage.request");
+
+class ExpressRequestState extends RequestState {
+  constructor(
+    base: Logger,
+    requestId: string,
+    readonly options: ResolvedRequestLogOptions,
+    /** `req.path` when the middleware ran (routers rewrite `req.url` on the way). */
+    readonly path: string,
+  ) {
+    super(base, requestId);
+  }
+}
+
+type TrackedRequest = Request & { [STATE]?: ExpressRequestState };
+type TrackedResponse = ServerResponse & { req: TrackedRequest };
+
+/** `req.log`: the request's child logger, made on first read; an assignment replaces it for that request. */
+const logAccessor: PropertyDescriptor = {
+  configurable: true,
+  enumerable: false,
+  get(this: TrackedRequest): Logger | undefined {
+    return this[STATE]?.log;
+  },
+  set(this: TrackedRequest, value: unknown) {
+    Object.defineProperty(this, "log", {
+      value,
+      writable: true,
+      configurable: true,
+      enumerable: true,
+    });
+  },
+};
+
+/**
+ * The accessor goes once on the app's request prototype (`app.request`, which
+ * Express documents as the place to extend `req`), so a request costs no
+ * property definition; a request with any other prototype gets its own.
+ */
+const patched = new WeakSet<object>();
+function installLogAccessor(req: TrackedRequest): void {
+  const proto = Object.getPrototypeOf(req) as object | null;
+  if (proto !== null && patched.has(proto)) return;
+  if (proto !== null && Object.prototype.hasOwnProperty.call(proto, "app")) {
+    if (!Object.prototype.hasOwnProperty.call(proto, "log"))
+      Object.defineProperty(proto, "log", logAccessor);
+    patched.add(proto);
+  } else if (!Object.prototype.hasOwnProperty.call(req, "log")) {
+    Object.defineProperty(req, "log", logAccessor);
   }
 }
 
@@ -35,30 +88,49 @@ declare module "express-serve-static-core" {
 export function stowageExpress(logger: Logger, options: RequestLogOptions = {}): RequestHandler {
   const o = resolveRequestLogOptions(options);
   return (req, res, next) => {
-    const start = performance.now();
-    const requestId = requestIdFrom(req.get(o.requestIdHeader));
-    req.requestId = requestId;
-    req.log = logger.child({ requestId });
-    if (o.setResponseHeader) res.setHeader(o.requestIdHeader, requestId);
-    const path = req.path;
-    if (o.skip?.(path)) return next();
-    res.once("finish", () =>
-      logRequest(req.log, {
-        method: req.method,
-        route: routePattern(req),
-        path,
-        status: res.statusCode,
-        durationMs: performance.now() - start,
-        requestId,
-        userAgent: req.get("user-agent"),
-        ip: clientIp(o.trustProxy, req.get("x-forwarded-for"), req.socket.remoteAddress),
-        ...(o.query ? { query: { ...(req.query as Record<string, unknown>) } } : {}),
-        ...(o.headers ? { headers: { ...req.headers } } : {}),
-        ...(ERROR in req ? { error: (req as unknown as Record<symbol, unknown>)[ERROR] } : {}),
-      }),
+    const header = req.headers[o.requestIdHeader];
+    const state = new ExpressRequestState(
+      logger,
+      requestIdFrom(typeof header === "string" ? header : undefined),
+      o,
+      req.path,
     );
+    (req as TrackedRequest)[STATE] = state;
+    installLogAccessor(req as TrackedRequest);
+    req.requestId = state.requestId;
+    if (o.setResponseHeader) res.setHeader(o.requestIdHeader, state.requestId);
+    if (!o.skip?.(state.path)) res.on("finish", onFinish);
     next();
   };
+}
+
+/** The response's "finish" listener (one function for all requests: `this` is the response). */
+function onFinish(this: TrackedResponse): void {
+  const req = this.req;
+  const state = req[STATE];
+  if (state === undefined) return;
+  const o = state.options;
+  const xff = req.headers["x-forwarded-for"];
+  logRequest(state, {
+    method: req.method,
+    route: routePattern(req),
+    path: state.path,
+    status: this.statusCode,
+    userAgent: req.headers["user-agent"],
+    ip: clientIp(
+      o.trustProxy,
+      typeof xff === "string" ? xff : undefined,
+      req.socket?.remoteAddress,
+    ),
+    // Express parses `req.query` on every read: only when there is a query string.
+    query: o.query && hasQuery(req) ? { ...(req.query as Record<string, unknown>) } : undefined,
+    headers: o.headers ? { ...req.headers } : undefined,
+  });
+}
+
+function hasQuery(req: Request): boolean {
+  const url = req.originalUrl ?? req.url;
+  return typeof url === "string" && url.includes("?");
 }
 
 /**
@@ -68,7 +140,7 @@ export function stowageExpress(logger: Logger, options: RequestLogOptions = {}):
  */
 export function stowageExpressErrors(): ErrorRequestHandler {
   return (err: unknown, req, _res, next) => {
-    (req as unknown as Record<symbol, unknown>)[ERROR] = err;
+    (req as TrackedRequest)[STATE]?.fail(err);
     next(err);
   };
 }

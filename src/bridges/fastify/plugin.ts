@@ -1,15 +1,18 @@
 /**
  * `stowage/fastify`: a Fastify plugin (not encapsulated, so its hooks see every
- * route) that gives each request a child logger (`request.stowage`; Fastify's
- * own `request.log` is left alone), writes one record per response with the
- * route pattern, and puts a handler's error (with its stack) on that record.
+ * route) that gives each request a child logger (`request.stowage`, created on
+ * first access; Fastify's own `request.log` is left alone), writes one record per
+ * response with the route pattern, and puts a handler's error (with its stack)
+ * on that record.
  */
 import type { FastifyInstance, FastifyPluginCallback, FastifyRequest } from "fastify";
 import type { Logger } from "../../logger/logger.js";
 import {
   clientIp,
   logRequest,
+  pathOf,
   requestIdFrom,
+  RequestState,
   resolveRequestLogOptions,
   type RequestLogOptions,
 } from "../http/request-record.js";
@@ -28,11 +31,7 @@ export interface StowageFastifyOptions extends RequestLogOptions {
   logger: Logger;
 }
 
-interface RequestState {
-  start: number;
-  error?: unknown;
-}
-const STATE = Symbol("stowage.state");
+const STATE = Symbol("stowage.request");
 type WithState = FastifyRequest & { [STATE]?: RequestState };
 
 const plugin: FastifyPluginCallback<StowageFastifyOptions> = (
@@ -44,44 +43,56 @@ const plugin: FastifyPluginCallback<StowageFastifyOptions> = (
     return done(new Error("stowage/fastify: register it with { logger } (a stowage Logger)"));
   const o = resolveRequestLogOptions(options);
   const base = options.logger;
-  app.decorateRequest("stowage", null as unknown as Logger);
-  app.decorateRequest("stowageRequestId", "");
+  // Getters on Fastify's request prototype: nothing is copied onto each request.
+  app.decorateRequest("stowage", {
+    getter(this: WithState) {
+      return this[STATE]?.log as Logger;
+    },
+    setter(this: WithState, value: Logger) {
+      Object.defineProperty(this, "stowage", { value, writable: true, configurable: true });
+    },
+  });
+  app.decorateRequest("stowageRequestId", {
+    getter(this: WithState) {
+      return this[STATE]?.requestId ?? "";
+    },
+  });
   app.addHook("onRequest", (request, reply, next) => {
     const header = request.headers[o.requestIdHeader];
-    const requestId = requestIdFrom(typeof header === "string" ? header : undefined);
-    request.stowageRequestId = requestId;
-    request.stowage = base.child({ requestId });
-    (request as WithState)[STATE] = { start: performance.now() };
-    if (o.setResponseHeader) void reply.header(o.requestIdHeader, requestId);
+    const state = new RequestState(
+      base,
+      requestIdFrom(typeof header === "string" ? header : undefined),
+    );
+    (request as WithState)[STATE] = state;
+    if (o.setResponseHeader) void reply.header(o.requestIdHeader, state.requestId);
     next();
   });
   app.addHook("onError", (request, _reply, error, next) => {
-    const state = (request as WithState)[STATE];
-    if (state) state.error = error;
+    (request as WithState)[STATE]?.fail(error);
     next();
   });
   app.addHook("onResponse", (request, reply, next) => {
     const state = (request as WithState)[STATE];
-    const path = request.url.split("?")[0] ?? request.url;
-    if (state && !o.skip?.(path)) {
+    const path = pathOf(request.url);
+    if (state !== undefined && !o.skip?.(path)) {
       const ua = request.headers["user-agent"];
       const xff = request.headers["x-forwarded-for"];
-      logRequest(request.stowage, {
+      logRequest(state, {
         method: request.method,
         route: request.routeOptions.url,
         path,
         status: reply.statusCode,
-        durationMs: performance.now() - state.start,
-        requestId: request.stowageRequestId,
-        userAgent: typeof ua === "string" ? ua : undefined,
+        userAgent: ua,
         ip: clientIp(
           o.trustProxy,
           typeof xff === "string" ? xff : undefined,
           request.socket.remoteAddress,
         ),
-        ...(o.query ? { query: { ...(request.query as Record<string, unknown>) } } : {}),
-        ...(o.headers ? { headers: { ...request.headers } } : {}),
-        ...(state.error !== undefined ? { error: state.error } : {}),
+        query:
+          o.query && request.url.includes("?")
+            ? { ...(request.query as Record<string, unknown>) }
+            : undefined,
+        headers: o.headers ? { ...request.headers } : undefined,
       });
     }
     next();

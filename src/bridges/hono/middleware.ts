@@ -2,8 +2,12 @@
  * `stowage/hono`: a Hono middleware that gives each request a child logger
  * (`c.get("log")`, bound to its request id) and writes one record after the
  * handler with the matched route pattern, status and any thrown error. It uses
- * only Web APIs, so it runs on Node, Bun and edge runtimes alike.
+ * only Web APIs, so it runs on Node, Bun and edge runtimes alike; on
+ * `@hono/node-server` it reads the request headers from Node's request and sets
+ * the response header on Node's response, so neither side has to be turned into
+ * a full Fetch `Request`/`Response` just for the record.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { Logger } from "../../logger/logger.js";
@@ -11,7 +15,9 @@ import {
   clientIp,
   logRequest,
   queryObject,
+  queryString,
   requestIdFrom,
+  RequestState,
   resolveRequestLogOptions,
   type RequestLogOptions,
 } from "../http/request-record.js";
@@ -20,6 +26,12 @@ import {
 export interface StowageHonoVariables {
   log: Logger;
   requestId: string;
+}
+
+/** `@hono/node-server`'s bindings (`c.env.incoming`, `c.env.outgoing`), when present. */
+interface NodeBindings {
+  incoming?: IncomingMessage;
+  outgoing?: ServerResponse;
 }
 
 /**
@@ -34,34 +46,58 @@ export function stowageHono(
 ): MiddlewareHandler<{ Variables: StowageHonoVariables }> {
   const o = resolveRequestLogOptions(options);
   return async (c, next) => {
-    const start = performance.now();
-    const requestId = requestIdFrom(c.req.header(o.requestIdHeader));
-    const log = logger.child({ requestId });
-    c.set("log", log);
-    c.set("requestId", requestId);
+    const node = nodeBindings(c);
+    const incoming = node?.incoming;
+    const state = new RequestState(logger, requestIdFrom(header(c, incoming, o.requestIdHeader)));
+    // Hono's variables are a plain map, so the child is made here rather than on first read.
+    c.set("log", state.log);
+    c.set("requestId", state.requestId);
+    const outgoing = node?.outgoing;
+    const earlyHeader = o.setResponseHeader && typeof outgoing?.setHeader === "function";
+    if (earlyHeader) outgoing!.setHeader(o.requestIdHeader, state.requestId);
     await next();
-    if (o.setResponseHeader) c.res.headers.set(o.requestIdHeader, requestId);
-    const url = new URL(c.req.url);
-    if (o.skip?.(url.pathname)) return;
+    if (o.setResponseHeader && !earlyHeader) c.res.headers.set(o.requestIdHeader, state.requestId);
+    const path = c.req.path;
+    if (o.skip?.(path)) return;
+    if (c.error !== undefined) state.fail(c.error);
     const route = routePath(c);
-    logRequest(log, {
+    const search = o.query ? queryString(c.req.url) : undefined;
+    logRequest(state, {
       method: c.req.method,
       route: route && route !== "*" && route !== "/*" ? route : undefined,
-      path: url.pathname,
+      path,
       status: c.res.status,
-      durationMs: performance.now() - start,
-      requestId,
-      userAgent: c.req.header("user-agent"),
-      ip: clientIp(o.trustProxy, c.req.header("x-forwarded-for"), socketAddress(c)),
-      ...(o.query ? { query: queryObject(url.searchParams) } : {}),
-      ...(o.headers ? { headers: Object.fromEntries(c.req.raw.headers) } : {}),
-      ...(c.error !== undefined ? { error: c.error } : {}),
+      userAgent: header(c, incoming, "user-agent"),
+      ip: clientIp(
+        o.trustProxy,
+        o.trustProxy ? header(c, incoming, "x-forwarded-for") : undefined,
+        incoming?.socket?.remoteAddress,
+      ),
+      query: search === undefined ? undefined : queryObject(search),
+      headers: o.headers
+        ? incoming !== undefined
+          ? { ...incoming.headers }
+          : Object.fromEntries(c.req.raw.headers)
+        : undefined,
     });
   };
 }
 
-/** The peer address on @hono/node-server (`c.env.incoming`); other runtimes: unknown. */
-function socketAddress(c: Context): string | undefined {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress;
+/** A request header, from Node's parsed headers when there is a Node request. */
+function header(
+  c: Context,
+  incoming: IncomingMessage | undefined,
+  name: string,
+): string | undefined {
+  if (incoming === undefined) return c.req.header(name);
+  const v = incoming.headers[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+/** The Node request/response under `@hono/node-server` (`c.env.incoming`/`outgoing`); other runtimes: undefined. */
+function nodeBindings(c: Context): NodeBindings | undefined {
+  const env = c.env as NodeBindings | undefined;
+  return env !== undefined && env !== null && typeof env === "object" && env.incoming !== undefined
+    ? env
+    : undefined;
 }

@@ -1,9 +1,13 @@
 /**
- * The request record shared by the Express, Fastify and Hono adapters (issue 14
- * §3): request id (taken from or added to a header), client ip (forwarded only
- * when the proxy is trusted), one record per request at a level chosen by
- * status. Headers and query go into `data`, so the logger's §3.3 redaction
- * (authorization, cookie, token, …) applies to them like to any record.
+ * The request record shared by the Express, Fastify and Hono adapters: request
+ * id (taken from or added to a header), client ip (forwarded only when the proxy
+ * is trusted), one record per request at a level chosen by status. Headers and
+ * query go into `data`, so the logger's §3.3 redaction (authorization, cookie,
+ * token, …) applies to them like to any record.
+ *
+ * Per-request cost is kept to what the record needs: one state object, a child
+ * logger created only when the handler or the record first asks for it, no URL
+ * parsing unless the request has a query string, no closures per request.
  */
 import type { Logger } from "../../logger/logger.js";
 
@@ -62,10 +66,40 @@ export function clientIp(
   socketAddress: string | undefined,
 ): string | undefined {
   if (trustProxy && forwardedFor) {
-    const first = forwardedFor.split(",")[0]?.trim();
+    const comma = forwardedFor.indexOf(",");
+    const first = (comma < 0 ? forwardedFor : forwardedFor.slice(0, comma)).trim();
     if (first) return first;
   }
   return socketAddress;
+}
+
+/**
+ * What an adapter keeps for one request between its start and its record: the
+ * request id, the start time, a thrown error, and the request's child logger,
+ * made on first use (by the handler, or by the record at the end).
+ */
+export class RequestState {
+  /** `performance.now()` when the adapter first saw the request. */
+  readonly start = performance.now();
+  /** The error a handler threw, once an error hook saw it. */
+  error: unknown = undefined;
+  hasError = false;
+  private child: Logger | undefined = undefined;
+
+  constructor(
+    private readonly base: Logger,
+    readonly requestId: string,
+  ) {}
+
+  /** The request's child logger (bindings `{ requestId }`), created on first access. */
+  get log(): Logger {
+    return (this.child ??= this.base.child({ requestId: this.requestId }));
+  }
+
+  fail(error: unknown): void {
+    this.error = error;
+    this.hasError = true;
+  }
 }
 
 /** What an adapter knows when a response has been sent. */
@@ -75,45 +109,64 @@ export interface FinishedRequest {
   route: string | undefined;
   path: string;
   status: number;
-  durationMs: number;
-  requestId: string;
   userAgent: string | undefined;
   ip: string | undefined;
-  query?: Record<string, unknown> | undefined;
-  headers?: Record<string, unknown> | undefined;
-  error?: unknown;
+  query: Record<string, unknown> | undefined;
+  headers: Record<string, unknown> | undefined;
 }
 
 /** Writes the one record of a request through its child logger (never throws, never flushes). */
-export function logRequest(log: Logger, r: FinishedRequest): void {
+export function logRequest(state: RequestState, r: FinishedRequest): void {
+  const durationMs = Math.round((performance.now() - state.start) * 1000) / 1000;
   const route = r.route ?? "(no route)";
   const data: Record<string, unknown> = {
     method: r.method,
     route,
     path: r.path,
     status: r.status,
-    durationMs: Math.round(r.durationMs * 1000) / 1000,
+    durationMs,
   };
   if (r.userAgent !== undefined) data.userAgent = r.userAgent;
   if (r.ip !== undefined) data.ip = r.ip;
-  if (r.query !== undefined && Object.keys(r.query).length > 0) data.query = r.query;
+  if (r.query !== undefined && hasKeys(r.query)) data.query = r.query;
   if (r.headers !== undefined) data.headers = r.headers;
   const message = `${r.method} ${route} ${r.status}`;
+  const log = state.log;
   // pino order with `err`: the logger fills the record's `error` (stack included).
-  if (r.error !== undefined) log.error({ ...data, err: asError(r.error) }, message);
-  else if (r.status >= 500) log.error(message, data);
+  if (state.hasError) {
+    data.err = asError(state.error);
+    log.error(data, message);
+  } else if (r.status >= 500) log.error(message, data);
   else if (r.status >= 400) log.warn(message, data);
   else log.info(message, data);
 }
 
-/** URLSearchParams → a plain object (repeated keys become arrays). */
-export function queryObject(params: URLSearchParams): Record<string, unknown> {
+/** The query part of a request target (`/a?b=1` → `b=1`), or undefined when there is none. */
+export function queryString(url: string): string | undefined {
+  const q = url.indexOf("?");
+  return q < 0 || q === url.length - 1 ? undefined : url.slice(q + 1);
+}
+
+/** The path part of a request target (`/a?b=1` → `/a`). */
+export function pathOf(url: string): string {
+  const q = url.indexOf("?");
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/** A query string → a plain object (repeated keys become arrays). */
+export function queryObject(search: string | URLSearchParams): Record<string, unknown> {
+  const params = typeof search === "string" ? new URLSearchParams(search) : search;
   const out: Record<string, unknown> = {};
   for (const [k, v] of params) {
     const prev = out[k];
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
   return out;
+}
+
+function hasKeys(o: Record<string, unknown>): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 function asError(e: unknown): Error {
