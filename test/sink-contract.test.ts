@@ -1,5 +1,5 @@
 /**
- * Issue 10 §3: the Sink contract, run on both buffers (memory and sqlite) through
+ * The Sink contract (SPEC §3.2, §3.5, §4), run on both buffers (memory and sqlite) through
  * createLogger and a real store. What every buffer must do the same way:
  * counting (accepted = delivered + failed + pending, refused records only in
  * `rejected`, a refused time counted nowhere), flush that never rejects, close that
