@@ -1,8 +1,9 @@
 /**
- * Issue 10 §3: the Sink contract, run on both buffers (memory and sqlite) through
+ * The Sink contract (SPEC §3.2, §3.5, §4), run on both buffers (memory and sqlite) through
  * createLogger and a real store. What every buffer must do the same way:
  * counting (accepted = delivered + failed + pending, refused records only in
- * `rejected`), flush that never rejects, close that is final, and the result shape.
+ * `rejected`, a refused time counted nowhere), flush that never rejects, close that
+ * is final, and the result shape. The rules live once, in delivery/delivery-sink.ts.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -62,6 +63,55 @@ describe.each(["memory", "sqlite"] as const)("Sink contract: %s buffer", (buffer
       expect(r.destinations.sink).toMatchObject({ delivered: 1, pending: 0 });
   });
 
+  it("a write() refused for its time throws 'usage' before anything is counted: nothing stays pending", async () => {
+    const { config, store } = localConfig(delivery(buffer));
+    const log = createLogger(config as Cfg);
+    const err = await log
+      .write({ level: "info", message: "too early", timestamp: "1969-12-31T23:59:59.000Z" })
+      .catch((e: unknown) => e);
+    expect(isStowageError(err, "usage")).toBe(true);
+    expect((err as Error).message).toMatch(/outside 1970\.\.2286/);
+    await log.write({ level: "info", message: "fine" });
+    const res = await log.flush();
+    expect(res).toMatchObject({ ok: true, timedOut: false });
+    expect(res.destinations.sink).toMatchObject({
+      delivered: 1,
+      pending: 0,
+      failure: null,
+      rejected: { oversized: 0, queueFull: 0, spoolFull: 0 },
+    });
+    expect((await log.close()).destinations.sink).toMatchObject({ ok: true, pending: 0 });
+    expect((await readBack(store, "")).reduce((n, o) => n + o.lines.length, 0)).toBe(1);
+  });
+
+  it("queue-full refusals: every record is delivered or counted rejected, never both, never lost", async () => {
+    const { config, store } = localConfig(
+      delivery(buffer, { maxQueueBytes: "8KiB", maxRecordBytes: 1024, maxBatchRecords: 10 }),
+    );
+    const events: DeliveryEvent[] = [];
+    const log = createLogger({ ...config, onEvent: (e: DeliveryEvent) => events.push(e) } as Cfg);
+    const N = 2_000;
+    // No yield between calls: the buffer cannot hand anything off, so the queue limit is reached.
+    for (let i = 0; i < N; i++) log.info("burst", { i, pad: "y".repeat(100) });
+    const res = await log.flush({ timeoutMs: 30_000 });
+    const d = res.destinations.sink;
+    expect(res).toMatchObject({ ok: true, timedOut: false });
+    expect(d.rejected.queueFull).toBeGreaterThan(0);
+    expect(d.pending).toBe(0);
+    expect(d.delivered + d.rejected.queueFull).toBe(N);
+    expect(events.filter((e) => e.type === "rejected")).toHaveLength(d.rejected.queueFull);
+    const closed = (await log.close()).destinations.sink;
+    log.info("after close"); // refused as closed: not a rejection, not pending
+    const again = (await log.flush()).destinations.sink;
+    for (const r of [closed, again])
+      expect(r).toMatchObject({ delivered: d.delivered, pending: 0, rejected: d.rejected });
+    const ids = (await readBack(store, "")).flatMap((o) =>
+      o.lines.map((l) => (l as { data: { i: number } }).data.i),
+    );
+    expect(ids).toHaveLength(d.delivered);
+    expect(new Set(ids).size).toBe(d.delivered);
+  }, 60_000);
+
   it("flush never rejects: an unreachable endpoint times out with the records pending", async () => {
     const log = createLogger(
       s3Config(
@@ -75,7 +125,10 @@ describe.each(["memory", "sqlite"] as const)("Sink contract: %s buffer", (buffer
         { endpoint: "http://127.0.0.1:9" },
       ) as Cfg,
     );
-    for (let i = 0; i < 5; i++) log.info("x", { i });
+    // The first record awaited: the sqlite buffer's worker is up (and its commit done)
+    // before the timed flush, so a slow start on a loaded machine is not in the window.
+    await log.write({ level: "info", message: "x", data: { i: 0 } });
+    for (let i = 1; i < 5; i++) log.info("x", { i });
     const res = await log.flush({ timeoutMs: 1_500 });
     expect(res.ok).toBe(false);
     expect(res.timedOut).toBe(true);

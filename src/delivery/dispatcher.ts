@@ -12,6 +12,7 @@
  */
 import type { ClassifiedError } from "../store/classify-error.js";
 import type { ObjectStore } from "../store/object-store.js";
+import type { FailureCause } from "./buffer.js";
 import { emit, type DeliveryEventListener } from "./events.js";
 import type { DeliveryFailure, SealedBatch } from "./sealed-batch.js";
 import { uploadBatch, type RetryOptions } from "./upload-batch.js";
@@ -108,14 +109,15 @@ export class Dispatcher {
   }
 
   /**
-   * Latches a failure that happened before upload (e.g. a batch that could not be
-   * encoded), so flush() reports it like any other lost batch.
+   * Latches a failure that happened outside an upload (a batch that could not be
+   * encoded, records the spool could not commit), so flush() reports it like any
+   * other lost batch.
    */
-  reportFailure(error: ClassifiedError): void {
-    this.latch(error);
+  reportFailure(cause: FailureCause): void {
+    this.latch(cause);
   }
 
-  private latch(error: ClassifiedError): void {
+  private latch(error: FailureCause): void {
     if (this._failure) {
       this._failure.batches++;
       return;

@@ -1,5 +1,5 @@
 /**
- * Typed delivery events (issue 10 §4): what the sink reports to `onEvent` as it
+ * Typed delivery events: what the sink reports to `onEvent` as it
  * happens — retries, rejected records, the failure latch, adopted spool work —
  * so retries and losses are visible without polling flush().
  */

@@ -1,7 +1,7 @@
 /**
- * The Sink contract between the logger and a destination pipeline (memory
- * buffer in logger/, sqlite spool in spool/), and the per-destination result
- * it reports (SPEC §3.2 FlushResult).
+ * The Sink contract between the logger and its delivery pipeline (implemented
+ * once, by DeliverySink in delivery-sink.ts, over the memory or sqlite buffer),
+ * and the per-destination result it reports (SPEC §3.2 FlushResult).
  */
 import type { DeliveryFailure } from "./sealed-batch.js";
 
@@ -33,7 +33,7 @@ export interface DestinationResult {
   failure: DeliveryFailure | null;
 }
 
-/** What the logger needs from a destination pipeline (memory or sqlite buffer). */
+/** What the logger needs from its delivery pipeline (DeliverySink, either buffer). */
 export interface Sink {
   readonly kind: "s3" | "local";
   /**

@@ -15,7 +15,8 @@ import { StowageError } from "../shared/errors.js";
 import { ConsoleEcho } from "./console-echo.js";
 import type { Sink } from "./flush-result.js";
 import { Logger, type LoggerCore } from "./logger.js";
-import { MemorySink } from "./memory-sink.js";
+import { DeliverySink } from "../delivery/delivery-sink.js";
+import { MemoryBuffer } from "../delivery/memory-buffer.js";
 import { createSqliteSink } from "../spool/create-sqlite-sink.js";
 
 /**
@@ -130,12 +131,18 @@ function createSink(
       throw err;
     }
   }
-  const prefix = resolved.destination.type === "s3" ? resolved.destination.prefix : "";
-  const objectLock =
-    resolved.destination.type === "s3" ? resolved.destination.objectLock : undefined;
-  return new MemorySink(resolved.destination.type, store, prefix, {
-    ...d,
-    onEvent,
-    objectLock,
-  });
+  const dest = resolved.destination;
+  const batching = {
+    prefix: dest.type === "s3" ? dest.prefix : "",
+    flushIntervalMs: d.flushIntervalMs,
+    maxBatchBytes: d.maxBatchBytes,
+    maxBatchRecords: d.maxBatchRecords,
+    concurrency: d.concurrency,
+  };
+  return new DeliverySink(
+    dest.type,
+    store,
+    { ...d, onEvent, objectLock: dest.type === "s3" ? dest.objectLock : undefined },
+    (host) => new MemoryBuffer(host, batching),
+  );
 }

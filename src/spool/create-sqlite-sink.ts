@@ -1,17 +1,19 @@
 /**
- * Builds the `buffer: "sqlite"` sink from a resolved logger config: checks the
- * spool file once, here, so a foreign or corrupt file fails createLogger with
- * a clear error (and is never touched), then starts the worker.
+ * Builds the `buffer: "sqlite"` sink from a resolved logger config: the one
+ * DeliverySink over a SqliteBuffer. Checks the spool file once, here, so a
+ * foreign or corrupt file fails createLogger with a clear error (and is never
+ * touched), then starts the worker.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Env } from "../config/env.js";
 import type { ResolvedDelivery, ResolvedLoggerConfig } from "../config/logger-config.js";
+import { DeliverySink } from "../delivery/delivery-sink.js";
 import type { DeliveryEventListener } from "../delivery/events.js";
 import type { Sink } from "../delivery/sink.js";
 import { StowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
-import { SqliteSink } from "./sqlite-sink.js";
+import { SqliteBuffer } from "./sqlite-buffer.js";
 import { openSpoolDatabase } from "./sqlite-schema.js";
 
 /** Margin over the longest upload (every attempt timing out) before a lease is considered abandoned. */
@@ -70,24 +72,29 @@ export function createSqliteSink(
   const d = resolved.delivery;
   checkSpoolFile(d.spoolPath);
   const dest = resolved.destination;
-  return new SqliteSink(dest.type, store, {
-    maxRecordBytes: d.maxRecordBytes,
-    maxQueueBytes: d.maxQueueBytes,
-    maxSpoolBytes: d.maxSpoolBytes,
-    concurrency: d.concurrency,
-    maxAttempts: d.maxAttempts,
-    initialBackoffMs: d.initialBackoffMs,
-    maxBackoffMs: d.maxBackoffMs,
-    onEvent,
-    ...(dest.type === "s3" && dest.objectLock ? { objectLock: dest.objectLock } : {}),
-    worker: {
-      path: d.spoolPath,
-      prefix: dest.type === "s3" ? dest.prefix : "",
-      leaseMs: spoolLeaseMs(d, env),
-      maxBatchBytes: d.maxBatchBytes,
-      maxBatchRecords: d.maxBatchRecords,
-      flushIntervalMs: d.flushIntervalMs,
-      window: Math.max(2, d.concurrency * 2),
+  const worker = {
+    path: d.spoolPath,
+    prefix: dest.type === "s3" ? dest.prefix : "",
+    leaseMs: spoolLeaseMs(d, env),
+    maxBatchBytes: d.maxBatchBytes,
+    maxBatchRecords: d.maxBatchRecords,
+    flushIntervalMs: d.flushIntervalMs,
+    window: Math.max(2, d.concurrency * 2),
+  };
+  return new DeliverySink(
+    dest.type,
+    store,
+    {
+      maxRecordBytes: d.maxRecordBytes,
+      maxQueueBytes: d.maxQueueBytes,
+      maxSpoolBytes: d.maxSpoolBytes,
+      concurrency: d.concurrency,
+      maxAttempts: d.maxAttempts,
+      initialBackoffMs: d.initialBackoffMs,
+      maxBackoffMs: d.maxBackoffMs,
+      onEvent,
+      ...(dest.type === "s3" && dest.objectLock ? { objectLock: dest.objectLock } : {}),
     },
-  });
+    (host) => new SqliteBuffer(host, worker),
+  );
 }
