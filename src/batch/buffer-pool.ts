@@ -7,7 +7,8 @@
  * or being compressed); the pool never holds more than `keep` buffers, so memory
  * stays bounded by in-flight batches plus `keep` × `capacity`. A new buffer starts
  * small and doubles as its batch grows, so many open hours (a backfill) or a large
- * maxBatchBytes never allocate `capacity` per batch up front.
+ * maxBatchBytes never allocate `capacity` per batch up front; only the next batch of
+ * an hour that just filled one asks for `capacity` at once (HourBatcher).
  */
 
 /** First size of a fresh buffer. */

@@ -177,3 +177,22 @@ describe("issue 10 §5 pooled buffers grow from a small start", () => {
     expect(sealed.reduce((n, s) => n + s.decodedBytes, 0)).toBe(Buffer.byteLength(text));
   });
 });
+
+describe("issue 10 §5 a busy hour's next buffer starts at full size", () => {
+  it("after a batch of an hour seals full, that hour's next buffer is capacity-sized; other hours start small", async () => {
+    const { BufferPool } = await import("./buffer-pool.js");
+    const pool = new BufferPool(200_000, 2);
+    const { b, sealed } = setup({ pool, maxBatchBytes: 200_000, maxBatchRecords: 10_000 });
+    const line = JSON.stringify({ s: "x".repeat(991) }); // 1000 bytes with its newline
+    for (let i = 0; i < 200; i++) b.add(line, H10);
+    expect(sealed.map((s) => s.reason)).toEqual(["bytes"]);
+    expect(sealed[0]!.ndjson!.length).toBeGreaterThanOrEqual(200_000); // grew from a small start
+    b.add(line, H10);
+    b.add(line, H11);
+    b.sealAll();
+    const [h10, h11] = sealed.slice(1);
+    expect(h10!.ndjson!.length).toBe(200_000);
+    expect(h11!.ndjson!.length).toBeLessThan(200_000);
+    expect(h10!.ndjson!.subarray(0, h10!.decodedBytes).toString()).toBe(`${line}\n`);
+  });
+});

@@ -65,6 +65,8 @@ export class HourBatcher {
     timer: boolean;
   };
   private readonly pool: BufferPool | undefined;
+  /** The hour whose last batch was sealed full (bytes): its next buffer starts at full size. */
+  private fullHourMs = NaN;
 
   constructor(opts: HourBatcherOptions) {
     for (const k of ["maxBatchBytes", "maxBatchRecords", "flushIntervalMs"] as const) {
@@ -114,7 +116,12 @@ export class HourBatcher {
         openedAtMs: now,
         reason: "flush",
       };
-      if (this.pool) b.ndjson = this.pool.acquire(size);
+      if (this.pool) {
+        // A busy hour fills batch after batch: start its next buffer at full size instead of
+        // growing it by copies. Other hours (a backfill's many sparse ones) start small.
+        const full = hourMs === this.fullHourMs ? this.pool.capacity : 0;
+        b.ndjson = this.pool.acquire(Math.max(size, full));
+      }
       this.open.set(hourMs, b);
       this.arm(now + this.opts.flushIntervalMs);
     }
@@ -201,6 +208,7 @@ export class HourBatcher {
     this.open.delete(b.hourMs);
     if (this.last === b) this.last = null;
     b.reason = reason;
+    if (reason === "bytes") this.fullHourMs = b.hourMs;
     if (this.open.size === 0) this.disarm();
     this.opts.onSeal(b);
   }
