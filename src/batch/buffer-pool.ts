@@ -8,7 +8,8 @@
  * stays bounded by in-flight batches plus `keep` × `capacity`. A new buffer starts
  * small and doubles as its batch grows, so many open hours (a backfill) or a large
  * maxBatchBytes never allocate `capacity` per batch up front; only the next batch of
- * an hour that just filled one asks for `capacity` at once (HourBatcher).
+ * an hour that just filled one (bytes or records) starts at twice that batch's size,
+ * at most `capacity` (HourBatcher).
  */
 
 /** First size of a fresh buffer. */

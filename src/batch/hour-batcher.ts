@@ -65,8 +65,9 @@ export class HourBatcher {
     timer: boolean;
   };
   private readonly pool: BufferPool | undefined;
-  /** The hour whose last batch was sealed full (bytes): its next buffer starts at full size. */
+  /** The hour whose last batch was sealed full (bytes or records), and that batch's size. */
   private fullHourMs = NaN;
+  private fullHourBytes = 0;
 
   constructor(opts: HourBatcherOptions) {
     for (const k of ["maxBatchBytes", "maxBatchRecords", "flushIntervalMs"] as const) {
@@ -117,10 +118,12 @@ export class HourBatcher {
         reason: "flush",
       };
       if (this.pool) {
-        // A busy hour fills batch after batch: start its next buffer at full size instead of
-        // growing it by copies. Other hours (a backfill's many sparse ones) start small.
-        const full = hourMs === this.fullHourMs ? this.pool.capacity : 0;
-        b.ndjson = this.pool.acquire(Math.max(size, full));
+        // A busy hour fills batch after batch: size its next buffer for twice the last full
+        // one (at most the pool's capacity, a reusable size) instead of growing it by copies.
+        // Other hours (a backfill's many sparse ones) start small.
+        const hint =
+          hourMs === this.fullHourMs ? Math.min(this.pool.capacity, 2 * this.fullHourBytes) : 0;
+        b.ndjson = this.pool.acquire(Math.max(size, hint));
       }
       this.open.set(hourMs, b);
       this.arm(now + this.opts.flushIntervalMs);
@@ -208,7 +211,10 @@ export class HourBatcher {
     this.open.delete(b.hourMs);
     if (this.last === b) this.last = null;
     b.reason = reason;
-    if (reason === "bytes") this.fullHourMs = b.hourMs;
+    if (reason === "bytes" || reason === "records") {
+      this.fullHourMs = b.hourMs;
+      this.fullHourBytes = b.decodedBytes;
+    }
     if (this.open.size === 0) this.disarm();
     this.opts.onSeal(b);
   }
