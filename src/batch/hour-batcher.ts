@@ -17,6 +17,14 @@ import { StowageError } from "../shared/errors.js";
 import type { BufferPool } from "./buffer-pool.js";
 import { MAX_EPOCH_MS, utcHourStart } from "./object-key.js";
 
+/** Buffer's own UTF-8 writer (what `buf.write(s, at, "utf8")` calls after checking its arguments). */
+const utf8Write = (buf: Buffer, s: string, at: number): number =>
+  (buf as Buffer & { utf8Write(s: string, at: number, max: number): number }).utf8Write(
+    s,
+    at,
+    buf.length - at,
+  );
+
 export type SealReason = "bytes" | "records" | "interval" | "flush";
 
 /** A sealed hour batch, as handed to `onSeal`. */
@@ -143,12 +151,12 @@ export class HourBatcher {
   private writeLine(b: HourBatch, buf: Buffer, line: string, size: number): number {
     const at = b.decodedBytes;
     if (at + size > buf.length) buf = b.ndjson = this.pool!.grow(buf, at, at + size);
-    let written = buf.write(line, at, "utf8");
+    let written = utf8Write(buf, line, at);
     if (written + 1 !== size) {
       // The caller's `bytes` was wrong: measure, make room, write again.
       size = Buffer.byteLength(line, "utf8") + 1;
       if (at + size > buf.length) buf = b.ndjson = this.pool!.grow(buf, at, at + size);
-      written = buf.write(line, at, "utf8");
+      written = utf8Write(buf, line, at);
     }
     buf[at + written] = 0x0a; // "\n"
     return size;

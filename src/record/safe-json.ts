@@ -82,7 +82,7 @@ function writeRecord(
   try {
     const states = ctx.plan === null ? null : initialStates(ctx.plan.paths);
     let out = `{"timestamp":${timestampJson(record.timestamp, ctx)},"level":${structuralJson(record.level, ctx)},"message":`;
-    out += fieldJson("message", text(record.message), ctx, states)!; // a string is never dropped
+    out += messageJson(record.message, ctx, states);
     if (record.service !== undefined) out += putJson("service", text(record.service), ctx, states);
     if (record.caller !== undefined) out += putJson("caller", text(record.caller), ctx, states);
     if (record.data !== undefined) out += putJson("data", record.data, ctx, states);
@@ -130,6 +130,25 @@ function fieldJson(
   if (states === null || ctx.plan === null) return writeJson(v, 0, ctx, null);
   const next = stepPaths(ctx.plan.paths, states, name);
   return next === PATH_MATCH ? REDACTED_JSON : writeJson(v, 0, ctx, next);
+}
+
+let lastMessage = "";
+let lastMessageCtx: WalkContext | null = null;
+let lastMessageJson = "";
+
+/**
+ * JSON text of the message field. Most calls log a constant message: the last one's text
+ * is reused for the same string under the same walk context.
+ */
+function messageJson(v: unknown, ctx: WalkContext, states: PathStates | null): string {
+  if (v === lastMessage && ctx === lastMessageCtx && states === null) return lastMessageJson;
+  const json = fieldJson("message", text(v), ctx, states)!; // a string is never dropped
+  if (typeof v === "string" && states === null) {
+    lastMessage = v;
+    lastMessageCtx = ctx;
+    lastMessageJson = json;
+  }
+  return json;
 }
 
 let lastTimestamp = "";

@@ -249,6 +249,19 @@ describe("the one-pass writer equals JSON.stringify of the sanitised copy", () =
   });
 });
 
+it("the same message under different redactions is written for each, not reused across them", () => {
+  const r = { timestamp: "t", level: "info", message: "x?token=abc" } as LogRecord;
+  const lines = [0, 1, 2, 3, 4, 0].map((k) => serializeRecord(r, OPTIONS[k]![1]));
+  expect(lines.map((l) => (JSON.parse(l) as { message: string }).message)).toEqual([
+    "x?token=abc",
+    "x?token=[REDACTED]",
+    "[REDACTED]",
+    "x?token=abc",
+    "x?tok…[truncated 13 chars]",
+    "x?token=abc",
+  ]);
+});
+
 describe("one-pass string checks", () => {
   const redactors = [compileRedaction(), compileRedaction({ keys: ["userId"] })];
 
