@@ -81,7 +81,7 @@ function writeRecord(
   const ctx = contextFor(opts);
   try {
     const states = ctx.plan === null ? null : initialStates(ctx.plan.paths);
-    let out = `{"timestamp":${timestampJson(record.timestamp, ctx)},"level":${structuralJson(record.level, ctx)},"message":`;
+    let out = `{"timestamp":${recentJson(record.timestamp, ctx, recentTimestamp)},"level":${recentJson(record.level, ctx, recentLevel)},"message":`;
     out += messageJson(record.message, ctx, states);
     if (record.service !== undefined) out += putJson("service", text(record.service), ctx, states);
     if (record.caller !== undefined) out += putJson("caller", text(record.caller), ctx, states);
@@ -151,16 +151,21 @@ function messageJson(v: unknown, ctx: WalkContext, states: PathStates | null): s
   return json;
 }
 
-let lastTimestamp = "";
-let lastTimestampJson = '""';
+/** The last text seen in one structural field and its JSON: consecutive records mostly share them. */
+interface Recent {
+  text: string;
+  json: string;
+}
+const recentTimestamp: Recent = { text: "", json: '""' };
+const recentLevel: Recent = { text: "", json: '""' };
 
-/** JSON text of `structural(v, ctx)` for the timestamp: consecutive records mostly share it. */
-function timestampJson(v: unknown, ctx: WalkContext): string {
-  if (v === lastTimestamp && lastTimestamp.length <= ctx.maxString) return lastTimestampJson;
+/** JSON text of `structural(v, ctx)`, reusing `recent` for the same text. */
+function recentJson(v: unknown, ctx: WalkContext, recent: Recent): string {
+  if (v === recent.text && recent.text.length <= ctx.maxString) return recent.json;
   const json = structuralJson(v, ctx);
   if (typeof v === "string" && v.length <= ctx.maxString) {
-    lastTimestamp = v;
-    lastTimestampJson = json;
+    recent.text = v;
+    recent.json = json;
   }
   return json;
 }

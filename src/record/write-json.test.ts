@@ -262,6 +262,21 @@ it("the same message under different redactions is written for each, not reused 
   ]);
 });
 
+it("objects of one shape under different redactions and caps are written for each", () => {
+  const data = { password: "p", b: 1, userId: "u" };
+  const r = { timestamp: "t", level: "info", message: "m", data } as LogRecord;
+  const out = [0, 1, 2, 3, 4, 1, 0].map((k) => JSON.parse(serializeRecord(r, OPTIONS[k]![1])).data);
+  expect(out).toEqual([
+    { password: "p", b: 1, userId: "u" },
+    { password: "[REDACTED]", b: 1, userId: "u" },
+    { password: "[REDACTED]", b: 1, userId: "[REDACTED]" },
+    { password: "p", b: "[REDACTED]", userId: "u" },
+    { password: "[REDACTED]", b: 1, "…": "[+1 more keys]" },
+    { password: "[REDACTED]", b: 1, userId: "u" },
+    { password: "p", b: 1, userId: "u" },
+  ]);
+});
+
 describe("one-pass string checks", () => {
   const redactors = [compileRedaction(), compileRedaction({ keys: ["userId"] })];
 

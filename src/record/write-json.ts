@@ -21,6 +21,7 @@ import {
   REDACTED,
   UNSERIALIZABLE,
   walkString,
+  type RedactionPlan,
   type WalkContext,
 } from "./walk-context.js";
 
@@ -104,24 +105,7 @@ function objectJsonInner(
   return propsJson(o, Object.keys(o), depth, ctx, states);
 }
 
-/** Mirrors walkMember. */
-function memberJson(
-  k: string,
-  v: unknown,
-  depth: number,
-  ctx: WalkContext,
-  states: PathStates | null,
-): string | undefined {
-  if (v === undefined || typeof v === "function" || typeof v === "symbol") return undefined;
-  const plan = ctx.plan;
-  if (plan === null) return writeJson(v, depth, ctx, null);
-  if (plan.isSensitiveKey(k)) return REDACTED_JSON;
-  if (states === null) return writeJson(v, depth, ctx, null);
-  const next = stepPaths(plan.paths, states, k);
-  return next === PATH_MATCH ? REDACTED_JSON : writeJson(v, depth, ctx, next);
-}
-
-/** Mirrors walkProps, for keys the plain copy keeps as they are and in this order. */
+/** Mirrors walkProps (walkMember for each key), for keys the plain copy keeps as they are and in this order. */
 function propsJson(
   o: object,
   keys: string[],
@@ -130,27 +114,66 @@ function propsJson(
   states: PathStates | null,
 ): string {
   const n = Math.min(keys.length, ctx.maxKeys);
-  const names: string[] = new Array<string>(n);
-  for (let i = 0; i < n; i++) {
-    const name = keyJson(keys[i]!);
-    if (name === undefined) return JSON.stringify(walkProps(o, keys, depth, ctx, states));
-    names[i] = name;
-  }
+  const plan = ctx.plan;
+  const shape = shapeOf(keys, n, plan);
+  if (shape === undefined) return JSON.stringify(walkProps(o, keys, depth, ctx, states));
+  const { names, sensitive } = shape;
   let out = "{";
   for (let i = 0; i < n; i++) {
+    const k = keys[i]!;
     let v: unknown;
     try {
-      v = (o as Record<string, unknown>)[keys[i]!];
+      v = (o as Record<string, unknown>)[k];
     } catch {
       v = UNSERIALIZABLE;
     }
-    const r = memberJson(keys[i]!, v, depth + 1, ctx, states);
+    if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
+    let r: string | undefined;
+    if (plan === null) r = writeJson(v, depth + 1, ctx, null);
+    else if (sensitive![i]) r = REDACTED_JSON;
+    else if (states === null) r = writeJson(v, depth + 1, ctx, null);
+    else {
+      const next = stepPaths(plan.paths, states, k);
+      r = next === PATH_MATCH ? REDACTED_JSON : writeJson(v, depth + 1, ctx, next);
+    }
     if (r !== undefined) out += out.length === 1 ? names[i]! + r : `,${names[i]!}${r}`;
   }
   if (keys.length > n) {
     out += `${out.length === 1 ? "" : ","}"…":"[+${keys.length - n} more keys]"`;
   }
   return `${out}}`;
+}
+
+/** The first `n` keys of an object as written: each `"key":` and whether the plan redacts its value. */
+interface Shape {
+  keys: readonly string[];
+  n: number;
+  plan: RedactionPlan | null;
+  names: string[];
+  sensitive: boolean[] | null;
+}
+
+/** Consecutive records mostly log objects of one shape: the last one is kept. */
+let lastShape: Shape | null = null;
+
+/** The shape of `keys`, or undefined when the plain copy would change a key or its place. */
+function shapeOf(keys: string[], n: number, plan: RedactionPlan | null): Shape | undefined {
+  const last = lastShape;
+  if (last !== null && last.n === n && last.plan === plan) {
+    let i = 0;
+    while (i < n && last.keys[i] === keys[i]) i++;
+    if (i === n) return last;
+  }
+  const names: string[] = [];
+  const sensitive: boolean[] | null = plan === null ? null : [];
+  for (let i = 0; i < n; i++) {
+    const name = keyJson(keys[i]!);
+    if (name === undefined) return undefined;
+    names.push(name);
+    sensitive?.push(plan!.isSensitiveKey(keys[i]!));
+  }
+  lastShape = { keys, n, plan, names, sensitive };
+  return lastShape;
 }
 
 /** Mirrors walkArray. */
