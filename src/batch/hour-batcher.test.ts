@@ -178,7 +178,7 @@ describe("issue 10 §5 pooled buffers grow from a small start", () => {
   });
 });
 
-describe("issue 10 §5 a busy hour's next buffer starts at its expected size", () => {
+describe("pooled buffers: a busy hour's next buffer starts at its expected size", () => {
   it("after a batch of an hour seals full, that hour's next buffer is capacity-sized; other hours start small", async () => {
     const { BufferPool } = await import("./buffer-pool.js");
     const pool = new BufferPool(200_000, 2);
