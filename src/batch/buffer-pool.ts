@@ -7,7 +7,9 @@
  * or being compressed); the pool never holds more than `keep` buffers, so memory
  * stays bounded by in-flight batches plus `keep` × `capacity`. A new buffer starts
  * small and doubles as its batch grows, so many open hours (a backfill) or a large
- * maxBatchBytes never allocate `capacity` per batch up front.
+ * maxBatchBytes never allocate `capacity` per batch up front; only the next batch of
+ * an hour that just filled one (bytes or records) starts at twice that batch's size,
+ * at most `capacity` (HourBatcher).
  */
 
 /** First size of a fresh buffer. */

@@ -177,3 +177,38 @@ describe("issue 10 §5 pooled buffers grow from a small start", () => {
     expect(sealed.reduce((n, s) => n + s.decodedBytes, 0)).toBe(Buffer.byteLength(text));
   });
 });
+
+describe("pooled buffers: a busy hour's next buffer starts at its expected size", () => {
+  it("after a batch of an hour seals full, that hour's next buffer is capacity-sized; other hours start small", async () => {
+    const { BufferPool } = await import("./buffer-pool.js");
+    const pool = new BufferPool(200_000, 2);
+    const { b, sealed } = setup({ pool, maxBatchBytes: 200_000, maxBatchRecords: 10_000 });
+    const line = JSON.stringify({ s: "x".repeat(991) }); // 1000 bytes with its newline
+    for (let i = 0; i < 200; i++) b.add(line, H10);
+    expect(sealed.map((s) => s.reason)).toEqual(["bytes"]);
+    expect(sealed[0]!.ndjson!.length).toBeGreaterThanOrEqual(200_000); // grew from a small start
+    b.add(line, H10);
+    b.add(line, H11);
+    b.sealAll();
+    const [h10, h11] = sealed.slice(1);
+    expect(h10!.ndjson!.length).toBe(200_000);
+    expect(h11!.ndjson!.length).toBeLessThan(200_000);
+    expect(h10!.ndjson!.subarray(0, h10!.decodedBytes).toString()).toBe(`${line}\n`);
+  });
+
+  it("after a batch seals at maxBatchRecords: twice its size, at most the capacity", async () => {
+    const { BufferPool } = await import("./buffer-pool.js");
+    const pool = new BufferPool(200_000, 2);
+    const { b, sealed } = setup({ pool, maxBatchBytes: 200_000, maxBatchRecords: 100 });
+    const line = JSON.stringify({ s: "x".repeat(991) }); // 1000 bytes with its newline
+    for (let i = 0; i < 101; i++) b.add(line, H10);
+    for (let i = 0; i < 100; i++) b.add('{"a":1}', H10); // fills the second batch by records
+    b.add('{"a":1}', H10);
+    b.sealAll();
+    expect(sealed.map((s) => [s.reason, s.ndjson!.length])).toEqual([
+      ["records", 128 * 1024], // grew from a small start
+      ["records", 200_000], // 2 × 100,000 bytes
+      ["flush", 64 * 1024], // 2 × 800 bytes: the small start
+    ]);
+  });
+});

@@ -17,6 +17,14 @@ import { StowageError } from "../shared/errors.js";
 import type { BufferPool } from "./buffer-pool.js";
 import { MAX_EPOCH_MS, utcHourStart } from "./object-key.js";
 
+/** Buffer's own UTF-8 writer (what `buf.write(s, at, "utf8")` calls after checking its arguments). */
+const utf8Write = (buf: Buffer, s: string, at: number): number =>
+  (buf as Buffer & { utf8Write(s: string, at: number, max: number): number }).utf8Write(
+    s,
+    at,
+    buf.length - at,
+  );
+
 export type SealReason = "bytes" | "records" | "interval" | "flush";
 
 /** A sealed hour batch, as handed to `onSeal`. */
@@ -65,6 +73,9 @@ export class HourBatcher {
     timer: boolean;
   };
   private readonly pool: BufferPool | undefined;
+  /** The hour whose last batch was sealed full (bytes or records), and that batch's size. */
+  private fullHourMs = NaN;
+  private fullHourBytes = 0;
 
   constructor(opts: HourBatcherOptions) {
     for (const k of ["maxBatchBytes", "maxBatchRecords", "flushIntervalMs"] as const) {
@@ -114,7 +125,14 @@ export class HourBatcher {
         openedAtMs: now,
         reason: "flush",
       };
-      if (this.pool) b.ndjson = this.pool.acquire(size);
+      if (this.pool) {
+        // A busy hour fills batch after batch: size its next buffer for twice the last full
+        // one (at most the pool's capacity, a reusable size) instead of growing it by copies.
+        // Other hours (a backfill's many sparse ones) start small.
+        const hint =
+          hourMs === this.fullHourMs ? Math.min(this.pool.capacity, 2 * this.fullHourBytes) : 0;
+        b.ndjson = this.pool.acquire(Math.max(size, hint));
+      }
       this.open.set(hourMs, b);
       this.arm(now + this.opts.flushIntervalMs);
     }
@@ -133,12 +151,12 @@ export class HourBatcher {
   private writeLine(b: HourBatch, buf: Buffer, line: string, size: number): number {
     const at = b.decodedBytes;
     if (at + size > buf.length) buf = b.ndjson = this.pool!.grow(buf, at, at + size);
-    let written = buf.write(line, at, "utf8");
+    let written = utf8Write(buf, line, at);
     if (written + 1 !== size) {
       // The caller's `bytes` was wrong: measure, make room, write again.
       size = Buffer.byteLength(line, "utf8") + 1;
       if (at + size > buf.length) buf = b.ndjson = this.pool!.grow(buf, at, at + size);
-      written = buf.write(line, at, "utf8");
+      written = utf8Write(buf, line, at);
     }
     buf[at + written] = 0x0a; // "\n"
     return size;
@@ -201,6 +219,10 @@ export class HourBatcher {
     this.open.delete(b.hourMs);
     if (this.last === b) this.last = null;
     b.reason = reason;
+    if (reason === "bytes" || reason === "records") {
+      this.fullHourMs = b.hourMs;
+      this.fullHourBytes = b.decodedBytes;
+    }
     if (this.open.size === 0) this.disarm();
     this.opts.onSeal(b);
   }

@@ -18,6 +18,7 @@ import { compilePaths } from "./redact-paths.js";
 import { createTextRedactor } from "./redact-text.js";
 import { pairedSecretIndexes } from "./redact-arrays.js";
 import { redactDefaultPatterns } from "./redact-patterns.js";
+import { isPlainClear } from "./plain-string.js";
 import { sanitizeRecord } from "./safe-json.js";
 import type { RedactionPlan, SanitizeOptions } from "./sanitize.js";
 
@@ -90,6 +91,8 @@ export function compileRedaction(opts: RedactOptions = {}): Redactor {
     paths: compilePaths(opts.paths ?? []),
     pairedSecrets: (a) => pairedSecretIndexes(a, isSensitiveKey),
   };
+  // Custom patterns can match anything: only without them can a string be cleared in one pass.
+  if (custom.length === 0) plan.plainClear = isPlainClear;
   const redactor = ((record: LogRecord, o: Omit<SanitizeOptions, "redact"> = {}) =>
     sanitizeRecord(record, { ...o, redact: { plan } })) as Redactor;
   Object.defineProperty(redactor, "plan", { value: plan, enumerable: true });

@@ -1,9 +1,13 @@
 /**
  * Safe serialisation of a whole record (§3.1): one sanitising walk (caps and
- * redaction applied on the way) then one `JSON.stringify`. Never throws.
+ * redaction applied on the way) that writes the JSON line as it goes
+ * (write-json.ts). Never throws.
  */
 import type { LogRecord } from "./record.js";
 import { initialStates, PATH_MATCH, stepPaths, type PathStates } from "./redact-paths.js";
+import { writeJson } from "./write-json.js";
+import { isPlainAscii } from "./plain-string.js";
+import { PLAIN_CHECK_MAX } from "./walk-context.js";
 import {
   createContext,
   REDACTED,
@@ -16,6 +20,8 @@ import {
 
 export type { SanitizeOptions as SerializeOptions } from "./sanitize.js";
 export { SANITIZE_DEFAULTS as SERIALIZE_DEFAULTS } from "./sanitize.js";
+
+const REDACTED_JSON = JSON.stringify(REDACTED);
 
 /**
  * A redacted, plain copy of `record` in canonical field order; unknown fields
@@ -42,17 +48,15 @@ export function sanitizeRecord(record: LogRecord, opts: SanitizeOptions = {}): L
 }
 
 /**
- * One record → one JSON line (no trailing newline). Never throws: if anything
- * still fails, a minimal record with message "[Unserializable]" is returned.
+ * One record → one JSON line (no trailing newline), byte for byte
+ * `JSON.stringify(sanitizeRecord(record, opts))`, written in one pass. Never
+ * throws: if anything still fails, a minimal record with message
+ * "[Unserializable]" is returned.
  * @example serializeRecord({ timestamp, level: "info", message: "hi", data: { n: 1n } })
  * // '{"timestamp":"…","level":"info","message":"hi","data":{"n":"1"}}'
  */
 export function serializeRecord(record: LogRecord, opts: SanitizeOptions = {}): string {
-  try {
-    return JSON.stringify(sanitizeRecord(record, opts));
-  } catch {
-    return fallbackLine(record);
-  }
+  return writeRecord(record, undefined, opts);
 }
 
 /**
@@ -66,34 +70,112 @@ export function serializeRecordWithBindings(
   bindingsJson: string,
   opts: SanitizeOptions = {},
 ): string {
+  return writeRecord(record, bindingsJson, opts);
+}
+
+function writeRecord(
+  record: LogRecord,
+  bindingsJson: string | undefined,
+  opts: SanitizeOptions,
+): string {
+  const ctx = contextFor(opts);
   try {
-    const ctx = createContext(opts);
     const states = ctx.plan === null ? null : initialStates(ctx.plan.paths);
-    const head: Record<string, unknown> = {
-      timestamp: structural(record.timestamp, ctx),
-      level: structural(record.level, ctx),
-      message: field("message", text(record.message), ctx, states),
-    };
-    put(head, "service", record.service, ctx, states, true);
-    put(head, "caller", record.caller, ctx, states, true);
-    put(head, "data", record.data, ctx, states, false);
-    const tail: Record<string, unknown> = {};
-    put(tail, "error", record.error, ctx, states, false);
-    put(tail, "traceId", record.traceId, ctx, states, true);
-    put(tail, "spanId", record.spanId, ctx, states, true);
-    const h = JSON.stringify(head);
-    const rest =
-      record.error === undefined && record.traceId === undefined && record.spanId === undefined
-        ? "}"
-        : tailJson(JSON.stringify(tail));
-    return `${h.slice(0, -1)},"bindings":${bindingsJson}${rest}`;
+    let out = `{"timestamp":${recentJson(record.timestamp, ctx, recentTimestamp)},"level":${recentJson(record.level, ctx, recentLevel)},"message":`;
+    out += messageJson(record.message, ctx, states);
+    if (record.service !== undefined) out += putJson("service", text(record.service), ctx, states);
+    if (record.caller !== undefined) out += putJson("caller", text(record.caller), ctx, states);
+    if (record.data !== undefined) out += putJson("data", record.data, ctx, states);
+    if (bindingsJson !== undefined) out += `,"bindings":${bindingsJson}`;
+    else if (record.bindings !== undefined)
+      out += putJson("bindings", record.bindings, ctx, states);
+    if (record.error !== undefined) out += putJson("error", record.error, ctx, states);
+    if (record.traceId !== undefined) out += putJson("traceId", text(record.traceId), ctx, states);
+    if (record.spanId !== undefined) out += putJson("spanId", text(record.spanId), ctx, states);
+    return `${out}}`;
   } catch {
+    ctx.stack.length = 0;
     return fallbackLine(record);
   }
 }
 
-function tailJson(t: string): string {
-  return t === "{}" ? "}" : `,${t.slice(1)}`;
+let lastOpts: SanitizeOptions | null = null;
+let lastCtx: WalkContext | null = null;
+
+/**
+ * The walk context for `opts`, reused across records while it is idle (a
+ * value's getter or toJSON that logs again gets a fresh one: the ancestors
+ * of the outer walk must not look circular to the inner one).
+ */
+function contextFor(opts: SanitizeOptions): WalkContext {
+  if (opts === lastOpts && lastCtx !== null && lastCtx.stack.length === 0) return lastCtx;
+  lastCtx = createContext(opts);
+  lastOpts = opts;
+  return lastCtx;
+}
+
+/** `,"name":<json>` for one record field, or "" when the walk drops its value. */
+function putJson(name: string, v: unknown, ctx: WalkContext, states: PathStates | null): string {
+  const r = fieldJson(name, v, ctx, states);
+  return r === undefined ? "" : `,"${name}":${r}`;
+}
+
+/** JSON text of `field(name, v, …)`. */
+function fieldJson(
+  name: string,
+  v: unknown,
+  ctx: WalkContext,
+  states: PathStates | null,
+): string | undefined {
+  if (states === null || ctx.plan === null) return writeJson(v, 0, ctx, null);
+  const next = stepPaths(ctx.plan.paths, states, name);
+  return next === PATH_MATCH ? REDACTED_JSON : writeJson(v, 0, ctx, next);
+}
+
+let lastMessage = "";
+let lastMessageCtx: WalkContext | null = null;
+let lastMessageJson = "";
+
+/**
+ * JSON text of the message field. Most calls log a constant message: the last one's text
+ * is reused for the same string under the same walk context.
+ */
+function messageJson(v: unknown, ctx: WalkContext, states: PathStates | null): string {
+  if (v === lastMessage && ctx === lastMessageCtx && states === null) return lastMessageJson;
+  const json = fieldJson("message", text(v), ctx, states)!; // a string is never dropped
+  if (typeof v === "string" && states === null) {
+    lastMessage = v;
+    lastMessageCtx = ctx;
+    lastMessageJson = json;
+  }
+  return json;
+}
+
+/** The last text seen in one structural field and its JSON: consecutive records mostly share them. */
+interface Recent {
+  text: string;
+  json: string;
+}
+const recentTimestamp: Recent = { text: "", json: '""' };
+const recentLevel: Recent = { text: "", json: '""' };
+
+/** JSON text of `structural(v, ctx)`, reusing `recent` for the same text. */
+function recentJson(v: unknown, ctx: WalkContext, recent: Recent): string {
+  if (v === recent.text && recent.text.length <= ctx.maxString) return recent.json;
+  const json = structuralJson(v, ctx);
+  if (typeof v === "string" && v.length <= ctx.maxString) {
+    recent.text = v;
+    recent.json = json;
+  }
+  return json;
+}
+
+/** JSON text of `structural(v, ctx)`. */
+function structuralJson(v: unknown, ctx: WalkContext): string {
+  if (typeof v === "string" && v.length <= ctx.maxString && v.length <= PLAIN_CHECK_MAX) {
+    if (isPlainAscii(v)) return `"${v}"`;
+  }
+  return JSON.stringify(structural(v, ctx));
 }
 
 /**

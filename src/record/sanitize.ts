@@ -100,10 +100,11 @@ function walkObjectInner(
   return walkProps(o, Object.keys(o), depth, ctx, states);
 }
 
-const NOT_SPECIAL = Symbol("not special");
+/** Returned by walkSpecial for objects without a meaning of their own (walked as plain objects). */
+export const NOT_SPECIAL = Symbol("not special");
 
 /** Built-in objects with a meaning of their own: dates, errors, binary, Map/Set, boxed primitives. */
-function walkSpecial(
+export function walkSpecial(
   o: object,
   depth: number,
   ctx: WalkContext,
@@ -146,7 +147,8 @@ export function walkMember(
   return next === PATH_MATCH ? REDACTED : walk(v, depth, ctx, next);
 }
 
-function walkProps(
+/** An ordinary object's first maxObjectKeys `keys`, each through walkMember, as a plain copy. */
+export function walkProps(
   o: object,
   keys: string[],
   depth: number,

@@ -14,6 +14,8 @@ export interface RedactionPlan {
   readonly paths: readonly CompiledPath[];
   /** Indexes of values after a sensitive name in a name/value array (redact-arrays.ts), or null. */
   pairedSecrets?(a: readonly unknown[]): readonly number[] | null;
+  /** True only when `s` is plain ASCII (plain-string.ts) and `redactString(s)` is `s` for certain. */
+  plainClear?(s: string): boolean;
 }
 
 /** Caps and redaction for one walk. Omitted caps take `SANITIZE_DEFAULTS`. */
@@ -47,6 +49,9 @@ export const MAX_KEY_LENGTH = 1024;
 
 /** Extra characters scanned for secrets past the cut, so a token straddling it is still caught. */
 const REDACT_SLACK = 4096;
+
+/** Strings up to this length take the one-pass plain checks (plain-string.ts) first. */
+export const PLAIN_CHECK_MAX = 1024;
 
 interface WellFormed {
   isWellFormed(): boolean;
@@ -91,6 +96,8 @@ function cap(v: number | undefined, dflt: number): number {
 /** Caps, repairs surrogates and redacts patterns in one string. */
 export function walkString(s: string, ctx: WalkContext): string {
   const max = ctx.maxString;
+  if (s.length <= max && s.length <= PLAIN_CHECK_MAX && ctx.plan?.plainClear?.(s) === true)
+    return s;
   const long = s.length > max;
   if (long && s.length > max + REDACT_SLACK) s = s.slice(0, max + REDACT_SLACK);
   s = wellFormed(s);

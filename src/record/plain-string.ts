@@ -1,0 +1,70 @@
+/**
+ * One-pass checks on short strings that let the serialiser skip work that
+ * cannot change them: JSON escaping, surrogate repair and pattern redaction.
+ * Both are conservative: `false` only means "take the full path".
+ */
+
+/**
+ * True when every character is printable ASCII other than `"` and `\`: the
+ * string is well formed and its JSON text is `"` + s + `"`.
+ * @example isPlainAscii("GET /a") // true
+ * @example isPlainAscii('say "hi"') // false
+ */
+export function isPlainAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
+}
+
+/**
+ * isPlainAscii, and no default pattern nor `name=value`/Basic rule can match
+ * (redact-patterns.ts, redact-text.ts), so redaction without custom patterns
+ * returns the string unchanged. Every such match needs one of:
+ * - `=` (a `name=value` pair);
+ * - `I` or `J` (`PRIVATE KEY`, `AKIA`/`ASIA`, `eyJ`);
+ * - `://` (URL credentials);
+ * - whitespace right after `r`/`R` or `c`/`C` (`Bearer …`, `Basic …`; other
+ *   whitespace than the space is not plain ASCII here);
+ * - 7 digits in a run of digits joined by single spaces or dashes (cards).
+ * @example isPlainClear("request completed") // true
+ * @example isPlainClear("Bearer abc123def456") // false
+ */
+export function isPlainClear(s: string): boolean {
+  let digits = 0;
+  let prev = -1;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) {
+      if (++digits >= 7) return false;
+    } else {
+      if (c < 0x20 || c > 0x7e) return false;
+      switch (c) {
+        case 0x22: // "
+        case 0x5c: // \
+        case 0x3d: // =
+        case 0x49: // I
+        case 0x4a: // J
+          return false;
+        case 0x3a: // :
+          if (s.charCodeAt(i + 1) === 0x2f && s.charCodeAt(i + 2) === 0x2f) return false;
+          digits = 0;
+          break;
+        case 0x20: {
+          const p = prev | 0x20;
+          if (p === 0x72 || p === 0x63) return false; // r R c C
+          if (!(prev >= 0x30 && prev <= 0x39)) digits = 0; // "4111 1111" keeps counting
+          break;
+        }
+        case 0x2d: // -
+          if (!(prev >= 0x30 && prev <= 0x39)) digits = 0;
+          break;
+        default:
+          digits = 0;
+      }
+    }
+    prev = c;
+  }
+  return true;
+}
