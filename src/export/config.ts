@@ -29,8 +29,11 @@ export interface ResolvedTuning {
   queueSize: number;
   rowGroupRows: number;
   rowGroupBytes: number;
-  /** Encode in a worker thread beside the reading (default true). */
-  encoderThread?: boolean;
+  /**
+   * Encode in a worker thread beside the reading: `auto` (default) for Parquet only,
+   * whose encoding costs more than handing rows to the thread; true/false for every format.
+   */
+  encoderThread?: boolean | "auto";
   maxAttempts: number;
   connectTimeoutMs: number;
   requestTimeoutMs: number;
@@ -110,7 +113,7 @@ export function resolveExportConfig(
     queueSize: t.queueSize ?? 4,
     rowGroupRows: t.rowGroupSize ?? 10_000, // issue 11 §1: 1.14–1.52× faster than 50k, less heap
     rowGroupBytes: parseBytes(t.rowGroupBytes ?? "32MiB", `${file}: tuning.row_group_bytes`),
-    encoderThread: t.encoderThread ?? true,
+    encoderThread: t.encoderThread ?? "auto",
     maxAttempts: t.maxAttempts ?? 4,
     connectTimeoutMs: t.connectTimeoutMs ?? 10_000,
     requestTimeoutMs: t.requestTimeoutMs ?? 120_000,

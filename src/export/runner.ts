@@ -50,7 +50,7 @@ export interface RunExportOptions {
   signal?: AbortSignal | undefined;
   now?: () => Date;
   onProgress?: (p: ExportProgress) => void;
-  /** The encoding thread's limits (used unless `tuning.encoderThread` is false). */
+  /** The encoding thread's limits (when `tuning.encoderThread` puts the encoding there). */
   encoderThread?: EncoderThreadOptions;
 }
 
@@ -113,7 +113,8 @@ export async function runExport(
   // Encoding beside the reading: one worker thread per run, started with the first output.
   let thread: EncoderThread | undefined;
   const encoding = (): Format => {
-    if (tuning.encoderThread === false) return p.format;
+    const mode = tuning.encoderThread ?? "auto";
+    if (mode === false || (mode === "auto" && exp.format !== "parquet")) return p.format;
     thread ??= EncoderThread.start(options.encoderThread);
     return workerFormat(formatOptions(exp, tuning), p.format, thread, {
       strict: exp.maxFileBytes !== undefined, // size checks need the encoder's exact figure

@@ -1,7 +1,7 @@
 /**
  * Messages between a run's encoding thread (thread.ts) and its worker
- * (worker.ts). Rows travel column-wise (one array per column, structured-cloned:
- * cheaper to copy than one small array per row); encoded bytes come back as
+ * (worker.ts). Rows travel column-wise (`WireColumn`: typed arrays and joined
+ * strings, far cheaper to post than one small array per row); encoded bytes come back as
  * transferred ArrayBuffers, in order, before the answer to the request that made them.
  */
 import type { StowageErrorCode } from "../../shared/errors.js";
@@ -10,7 +10,7 @@ import type { ColumnSpec } from "../sources/source.js";
 
 export type ToWorker =
   | { t: "open"; id: number; seq: number; format: FormatOptions; columns: ColumnSpec[] }
-  | { t: "rows"; id: number; seq: number; count: number; cols: unknown[][] }
+  | { t: "rows"; id: number; seq: number; count: number; cols: WireColumn[] }
   | { t: "finish"; id: number; seq: number };
 
 export interface WireError {
@@ -25,24 +25,122 @@ export type FromWorker =
   | { t: "done"; id: number; seq: number; buffered: number; peak: number; bound: number }
   | { t: "error"; id: number; seq: number; error: WireError };
 
-/** Rows → one array per column (the wire form of a batch). */
-export function toColumns(rows: unknown[][], width: number): unknown[][] {
-  const cols: unknown[][] = [];
-  for (let c = 0; c < width; c++) {
-    const col = new Array<unknown>(rows.length);
-    for (let r = 0; r < rows.length; r++) col[r] = rows[r]![c] ?? null;
-    cols.push(col);
+/**
+ * One column of a batch on the wire: numbers, bigints and booleans in a typed array
+ * (transferred, not copied), strings joined into one string plus their lengths (one
+ * copy instead of one per value), anything else (bytes, mixed values) as an array.
+ * `nulls[i]` is 1 for NULL.
+ */
+export type WireColumn =
+  | { k: "f64"; v: Float64Array; nulls: Uint8Array }
+  | { k: "i64"; v: BigInt64Array; nulls: Uint8Array }
+  | { k: "bool"; v: Uint8Array; nulls: Uint8Array }
+  | { k: "str"; v: string; lengths: Uint32Array; nulls: Uint8Array }
+  | { k: "any"; v: unknown[] };
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+function packColumn(rows: unknown[][], c: number): WireColumn {
+  const n = rows.length;
+  let first: unknown = null;
+  for (let r = 0; r < n && first === null; r++) first = rows[r]![c] ?? null;
+  const nulls = new Uint8Array(n);
+  const t = typeof first;
+  if (t === "string") {
+    const lengths = new Uint32Array(n);
+    const parts = new Array<string>(n);
+    let ok = true;
+    for (let r = 0; r < n; r++) {
+      const v = rows[r]![c];
+      if (v === null || v === undefined) {
+        nulls[r] = 1;
+        parts[r] = "";
+      } else if (typeof v === "string") {
+        parts[r] = v;
+        lengths[r] = v.length;
+      } else ok = false;
+    }
+    if (ok) return { k: "str", v: parts.join(""), lengths, nulls };
+  } else if (t === "number" || t === "boolean") {
+    const v = t === "number" ? new Float64Array(n) : new Uint8Array(n);
+    let ok = true;
+    for (let r = 0; r < n; r++) {
+      const x = rows[r]![c];
+      if (x === null || x === undefined) nulls[r] = 1;
+      else if (typeof x === t) v[r] = x as number;
+      else ok = false;
+    }
+    if (ok)
+      return t === "number"
+        ? { k: "f64", v: v as Float64Array, nulls }
+        : { k: "bool", v: v as Uint8Array, nulls };
+  } else if (t === "bigint") {
+    const v = new BigInt64Array(n);
+    let ok = true;
+    for (let r = 0; r < n; r++) {
+      const x = rows[r]![c];
+      if (x === null || x === undefined) nulls[r] = 1;
+      else if (typeof x === "bigint" && x >= I64_MIN && x <= I64_MAX) v[r] = x;
+      else ok = false;
+    }
+    if (ok) return { k: "i64", v, nulls };
   }
-  return cols;
+  const v = new Array<unknown>(n);
+  for (let r = 0; r < n; r++) v[r] = rows[r]![c] ?? null;
+  return { k: "any", v };
 }
 
-/** The wire form back to rows. */
-export function toRows(cols: unknown[][], count: number): unknown[][] {
+/** Rows → wire columns, and the buffers to transfer with them. */
+export function packRows(
+  rows: unknown[][],
+  width: number,
+): { cols: WireColumn[]; transfer: ArrayBuffer[] } {
+  const cols: WireColumn[] = [];
+  const transfer: ArrayBuffer[] = [];
+  for (let c = 0; c < width; c++) {
+    const col = packColumn(rows, c);
+    cols.push(col);
+    if (col.k !== "any") transfer.push(col.nulls.buffer as ArrayBuffer);
+    if (col.k === "f64" || col.k === "i64" || col.k === "bool")
+      transfer.push(col.v.buffer as ArrayBuffer);
+    if (col.k === "str") transfer.push(col.lengths.buffer as ArrayBuffer);
+  }
+  return { cols, transfer };
+}
+
+function unpackColumn(col: WireColumn, n: number): unknown[] {
+  if (col.k === "any") return col.v;
+  const out = new Array<unknown>(n);
+  const nulls = col.nulls;
+  if (col.k === "str") {
+    let at = 0;
+    for (let r = 0; r < n; r++) {
+      if (nulls[r]) out[r] = null;
+      else {
+        const len = col.lengths[r]!;
+        out[r] = col.v.slice(at, at + len);
+        at += len;
+      }
+    }
+    return out;
+  }
+  if (col.k === "bool") {
+    for (let r = 0; r < n; r++) out[r] = nulls[r] ? null : col.v[r] === 1;
+    return out;
+  }
+  for (let r = 0; r < n; r++) out[r] = nulls[r] ? null : col.v[r];
+  return out;
+}
+
+/** Wire columns back to rows. */
+export function unpackRows(cols: WireColumn[], count: number): unknown[][] {
+  const values = cols.map((c) => unpackColumn(c, count));
   const rows: unknown[][] = new Array<unknown[]>(count);
-  const width = cols.length;
+  const width = values.length;
   for (let r = 0; r < count; r++) {
     const row = new Array<unknown>(width);
-    for (let c = 0; c < width; c++) row[c] = cols[c]![r];
+    for (let c = 0; c < width; c++) row[c] = values[c]![r];
     rows[r] = row;
   }
   return rows;

@@ -23,7 +23,7 @@ import { Worker, type ResourceLimits } from "node:worker_threads";
 import { StowageError } from "../../shared/errors.js";
 import type { ByteSink, Encoder, Format, FormatOptions } from "../formats/format.js";
 import type { ColumnSpec, Row } from "../sources/source.js";
-import { toColumns, type FromWorker, type ToWorker } from "./protocol.js";
+import { packRows, type FromWorker, type ToWorker } from "./protocol.js";
 
 /** Flags a worker may inherit (`--input-type=module -e` and the like break worker start-up). */
 const WORKER_FLAGS = /^--(?:enable-source-maps|max-old-space-size=\d+)$/;
@@ -114,10 +114,10 @@ export class EncoderThread {
   }
 
   /** @internal Posts a request whose answer is awaited (the thread is ref'd until `answered`). */
-  request(m: ToWorker): void {
+  request(m: ToWorker, transfer: ArrayBuffer[] = []): void {
     if (this.death) throw this.death;
     if (this.refs++ === 0) this.worker.ref();
-    this.worker.postMessage(m);
+    this.worker.postMessage(m, transfer);
   }
 
   /** @internal */
@@ -188,13 +188,8 @@ export class WorkerEncoder implements Encoder {
     const estimate = rows.length * this.columns.length * 16;
     this.postedBytes += estimate;
     this.postedBySeq.set(seq, estimate);
-    const answer = this.send({
-      t: "rows",
-      id: this.id,
-      seq,
-      count: rows.length,
-      cols: toColumns(rows, this.columns.length),
-    });
+    const { cols, transfer } = packRows(rows, this.columns.length);
+    const answer = this.send({ t: "rows", id: this.id, seq, count: rows.length, cols }, transfer);
     this.note();
     if (this.strict) await answer;
     else answer.catch(() => undefined); // observed through `failure` by the next call
@@ -255,7 +250,7 @@ export class WorkerEncoder implements Encoder {
     }
   }
 
-  private send(m: ToWorker): Promise<void> {
+  private send(m: ToWorker, transfer?: ArrayBuffer[]): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     let entry!: Pending;
     const done = new Promise<void>((resolve, reject) => {
@@ -264,7 +259,7 @@ export class WorkerEncoder implements Encoder {
     entry.done = done;
     this.pending.set(m.seq, entry);
     try {
-      this.thread.request(m);
+      this.thread.request(m, transfer);
     } catch (err) {
       this.pending.delete(m.seq);
       this.fail(err);

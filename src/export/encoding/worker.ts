@@ -6,7 +6,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { createFormat, type ByteSink, type Encoder } from "../formats/format.js";
-import { toRows, type FromWorker, type ToWorker, type WireError } from "./protocol.js";
+import { unpackRows, type FromWorker, type ToWorker, type WireError } from "./protocol.js";
 
 function toWire(err: unknown): WireError {
   const e = err as { name?: unknown; code?: unknown; message?: unknown; hint?: unknown } | null;
@@ -44,7 +44,7 @@ if (port) {
       } else if (!enc) {
         throw new Error(`no encoder ${m.id} in the encoding thread`);
       } else if (m.t === "rows") {
-        await enc.write(toRows(m.cols, m.count));
+        await enc.write(unpackRows(m.cols, m.count));
       } else {
         await enc.finish();
         encoders.delete(m.id);
