@@ -108,10 +108,11 @@ describe("encoding thread", () => {
   }
 
   it("§7.2 a worker that dies fails the run clearly, commits nothing and does not hang", async () => {
-    // Rows far larger than the worker's heap limit: the worker runs out of memory and dies.
+    // A row group (10,000 rows × 4 KiB) larger than the worker's heap limit: the worker runs
+    // out of memory and dies.
     const big = pgTableName("enc_big");
     await pgExec(
-      `CREATE TABLE ${big} AS SELECT g::bigint AS id, repeat(md5(g::text), 2000) AS blob FROM generate_series(1, 3000) g`,
+      `CREATE TABLE ${big} AS SELECT g::bigint AS id, repeat(md5(g::text), 128) AS blob FROM generate_series(1, 30000) g`,
     );
     try {
       const cfg = config("postgres", big, "parquet", true, {}, { row_group_bytes: "1GiB" });

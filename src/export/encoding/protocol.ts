@@ -39,6 +39,8 @@ export type WireColumn =
   | { k: "any"; v: unknown[] };
 
 const I64_MIN = -(2n ** 63n);
+/** Characters joined into one string per column at most (V8 caps strings near 2^29). */
+const MAX_JOINED = 1 << 24;
 const I64_MAX = 2n ** 63n - 1n;
 
 function packColumn(rows: unknown[][], c: number): WireColumn {
@@ -51,6 +53,7 @@ function packColumn(rows: unknown[][], c: number): WireColumn {
     const lengths = new Uint32Array(n);
     const parts = new Array<string>(n);
     let ok = true;
+    let total = 0;
     for (let r = 0; r < n; r++) {
       const v = rows[r]![c];
       if (v === null || v === undefined) {
@@ -59,8 +62,10 @@ function packColumn(rows: unknown[][], c: number): WireColumn {
       } else if (typeof v === "string") {
         parts[r] = v;
         lengths[r] = v.length;
+        total += v.length;
       } else ok = false;
     }
+    ok &&= total <= MAX_JOINED; // far below V8's string limit; huge values go one by one
     if (ok) return { k: "str", v: parts.join(""), lengths, nulls };
   } else if (t === "number" || t === "boolean") {
     const v = t === "number" ? new Float64Array(n) : new Uint8Array(n);
