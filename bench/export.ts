@@ -6,11 +6,12 @@
  * the database's own client dumping the same query into /dev/null (`psql -c "\copy
  * (query) to stdout"`, `mysql --quick -e`, the `sqlite3` shell) and Stowage's source
  * for that database reading alone (no encoding, no upload). Each figure is the min
- * and the median of `--rounds`. `--encoder-thread on,off` measures both encoding
- * placements (a worker thread beside the reading, or the main thread) in one run.
+ * and the median of `--rounds`. `--encoder-thread auto,on,off` measures the encoding
+ * placements (the default, a worker thread beside the reading for every format, or the
+ * main thread) in one run.
  *
  *   node --import jiti/register bench/export.ts [--rows 1000000,10000000] [--sources postgres,mysql,sqlite]
- *        [--formats parquet,csv] [--encoder-thread on,off] [--rounds 3]
+ *        [--formats parquet,csv] [--encoder-thread auto,on,off] [--rounds 3]
  *
  * Needs dist/ (`npm run build`), PostgreSQL on 127.0.0.1:5432 (db test) with psql,
  * MariaDB on 127.0.0.1:3306 (db test) with the mysql client, and the sqlite3 shell;
@@ -36,7 +37,7 @@ const arg = (name: string, fallback: string) => {
 const sizes = arg("rows", "1000000,10000000").split(",").map(Number);
 const formats = arg("formats", "parquet,csv").split(",");
 const sourceNames = arg("sources", "postgres,mysql,sqlite").split(",");
-const threads = arg("encoder-thread", "on").split(",");
+const threads = arg("encoder-thread", "auto").split(",");
 const rounds = Math.max(1, Number(arg("rounds", "3")));
 
 const median = (xs: number[]) => {
@@ -280,17 +281,17 @@ function exportYaml(
   source: string,
   table: string,
   format: string,
-  thread: boolean,
+  thread: string,
   minio: { bucket: string },
 ): string {
-  const file = join(dir, `${table}-${format}-${thread ? "thread" : "main"}.yaml`);
+  const file = join(dir, `${table}-${format}-${thread}.yaml`);
   writeFileSync(
     file,
     `source:
   type: ${source}
   url_env: BENCH_SOURCE_URL
 tuning:
-  encoder_thread: ${thread}
+  encoder_thread: ${thread === "auto" ? "auto" : thread === "on"}
 exports:
   - name: ${table}_${format}
     table: ${table}
@@ -356,7 +357,7 @@ async function main(): Promise<void> {
             copy.push(src.client(table, format === "csv"));
             cursor.push(await sourceBaseline(src.name, src.url(), table));
             for (const t of threads) {
-              const yaml = exportYaml(dir, src.name, table, format, t === "on", minio);
+              const yaml = exportYaml(dir, src.name, table, format, t, minio);
               const r = await runExportChild(yaml, { ...env, BENCH_SOURCE_URL: src.url() });
               if (r.rows !== n) throw new Error(`exported ${r.rows} rows, expected ${n}`);
               runs.get(t)!.push(r);
@@ -420,7 +421,7 @@ async function main(): Promise<void> {
   console.log(
     `\nvs reference = reference time ÷ stowage time, of the fastest and of the median of ${rounds} alternating rounds (same table; the reference writes to /dev/null, stowage to MinIO).` +
       "\nvs source alone = the same against Stowage's source for that database reading alone (no encoding, no upload)." +
-      "\nthread = encoding in a worker thread beside the reading (on) or on the main thread (off)." +
+      "\nthread = tuning.encoder_thread: auto (Parquet in a worker thread, CSV on the main thread), on (every format in the thread), off (the main thread)." +
       `\nrows/cpu-s = rows ÷ the export process's own CPU time (both threads); load average now ${loadavg()
         .map((l) => l.toFixed(1))
         .join(" ")}.`,

@@ -30,8 +30,9 @@ export interface ResolvedTuning {
   rowGroupRows: number;
   rowGroupBytes: number;
   /**
-   * Encode in a worker thread beside the reading: `auto` (default) for Parquet only,
-   * whose encoding costs more than handing rows to the thread; true/false for every format.
+   * Encode in a worker thread beside the reading: `auto` (default) for Parquet only (on a
+   * machine with more than one core), whose encoding costs more than handing rows to the
+   * thread; true/false for every format.
    */
   encoderThread?: boolean | "auto";
   maxAttempts: number;

@@ -10,6 +10,7 @@
  * leaves the marker only if something could not be deleted. A keyset run keeps its
  * completed pages instead: the next start resumes it.
  */
+import { availableParallelism } from "node:os";
 import type { ResolvedDestination } from "../config/destination.js";
 import { lockOption } from "../store/object-lock.js";
 import { throwIfAborted } from "../shared/abort.js";
@@ -114,7 +115,8 @@ export async function runExport(
   let thread: EncoderThread | undefined;
   const encoding = (): Format => {
     const mode = tuning.encoderThread ?? "auto";
-    if (mode === false || (mode === "auto" && exp.format !== "parquet")) return p.format;
+    const auto = exp.format === "parquet" && availableParallelism() > 1; // a core to overlap on
+    if (mode === false || (mode === "auto" && !auto)) return p.format;
     thread ??= EncoderThread.start(options.encoderThread);
     return workerFormat(formatOptions(exp, tuning), p.format, thread, {
       strict: exp.maxFileBytes !== undefined, // size checks need the encoder's exact figure
