@@ -184,6 +184,7 @@ export class WorkerEncoder implements Encoder {
     if (rows.length === 0) return;
     while (this.pending.size >= this.thread.maxInFlight && !this.failure)
       await Promise.race([...this.pending.values()].map((p) => p.done)).catch(() => undefined);
+    if (this.failure) throw this.failure; // an earlier slice failed: stop reading now
     const seq = ++this.seq;
     const estimate = rows.length * this.columns.length * 16;
     this.postedBytes += estimate;
