@@ -30,9 +30,8 @@ export interface ResolvedTuning {
   rowGroupRows: number;
   rowGroupBytes: number;
   /**
-   * Encode in a worker thread beside the reading: `auto` (default) for Parquet only (on a
-   * machine with more than one core), whose encoding costs more than handing rows to the
-   * thread; true/false for every format.
+   * Encode in a worker thread beside the reading: `auto` (default) where it measured
+   * faster (Parquet from SQLite, more than one core); true/false for every export.
    */
   encoderThread?: boolean | "auto";
   maxAttempts: number;

@@ -111,11 +111,15 @@ export async function runExport(
     options.onProgress?.({ ...progress });
   };
   const outputs: RotatingOutput[] = [];
-  // Encoding beside the reading: one worker thread per run, started with the first output.
+  // Encoding beside the reading (tuning.encoder_thread): one worker thread per run,
+  // started with the first output.
   let thread: EncoderThread | undefined;
   const encoding = (): Format => {
     const mode = tuning.encoderThread ?? "auto";
-    const auto = exp.format === "parquet" && availableParallelism() > 1; // a core to overlap on
+    // Where the thread measured faster (docs/exports.md, Performance): Parquet from SQLite,
+    // whose reading is synchronous on the main thread, with a second core to overlap on.
+    const auto =
+      exp.format === "parquet" && options.sourceType === "sqlite" && availableParallelism() > 1;
     if (mode === false || (mode === "auto" && !auto)) return p.format;
     thread ??= EncoderThread.start(options.encoderThread);
     return workerFormat(formatOptions(exp, tuning), p.format, thread, {
