@@ -6,12 +6,12 @@
  * the database's own client dumping the same query into /dev/null (`psql -c "\copy
  * (query) to stdout"`, `mysql --quick -e`, the `sqlite3` shell) and Stowage's source
  * for that database reading alone (no encoding, no upload). Each figure is the min
- * and the median of `--rounds`. `--encoder-thread auto,on,off` measures the encoding
- * placements (the default, a worker thread beside the reading for every format, or the
- * main thread) in one run.
+ * and the median of `--rounds`. `--encoder-thread off,on` measures both encoding
+ * placements (the main thread, the default; or a worker thread beside the reading) in
+ * one run.
  *
  *   node --import jiti/register bench/export.ts [--rows 1000000,10000000] [--sources postgres,mysql,sqlite]
- *        [--formats parquet,csv] [--encoder-thread auto,on,off] [--rounds 3]
+ *        [--formats parquet,csv] [--encoder-thread off,on] [--rounds 3]
  *
  * Needs dist/ (`npm run build`), PostgreSQL on 127.0.0.1:5432 (db test) with psql,
  * MariaDB on 127.0.0.1:3306 (db test) with the mysql client, and the sqlite3 shell;
@@ -37,7 +37,7 @@ const arg = (name: string, fallback: string) => {
 const sizes = arg("rows", "1000000,10000000").split(",").map(Number);
 const formats = arg("formats", "parquet,csv").split(",");
 const sourceNames = arg("sources", "postgres,mysql,sqlite").split(",");
-const threads = arg("encoder-thread", "auto").split(",");
+const threads = arg("encoder-thread", "off").split(",");
 const rounds = Math.max(1, Number(arg("rounds", "3")));
 
 const median = (xs: number[]) => {
@@ -291,7 +291,7 @@ function exportYaml(
   type: ${source}
   url_env: BENCH_SOURCE_URL
 tuning:
-  encoder_thread: ${thread === "auto" ? "auto" : thread === "on"}
+  encoder_thread: ${thread === "on"}
 exports:
   - name: ${table}_${format}
     table: ${table}
@@ -421,7 +421,7 @@ async function main(): Promise<void> {
   console.log(
     `\nvs reference = reference time ÷ stowage time, of the fastest and of the median of ${rounds} alternating rounds (same table; the reference writes to /dev/null, stowage to MinIO).` +
       "\nvs source alone = the same against Stowage's source for that database reading alone (no encoding, no upload)." +
-      "\nthread = tuning.encoder_thread: auto (Parquet in a worker thread, CSV on the main thread), on (every format in the thread), off (the main thread)." +
+      "\nthread = tuning.encoder_thread: on (encoding in a worker thread beside the reading) or off (the main thread, the default)." +
       `\nrows/cpu-s = rows ÷ the export process's own CPU time (both threads); load average now ${loadavg()
         .map((l) => l.toFixed(1))
         .join(" ")}.`,

@@ -30,10 +30,10 @@ export interface ResolvedTuning {
   rowGroupRows: number;
   rowGroupBytes: number;
   /**
-   * Encode in a worker thread beside the reading: `auto` (default) where it measured
-   * faster (Parquet from SQLite, more than one core); true/false for every export.
+   * Encode in a worker thread beside the reading (default false: on the shared
+   * 2-core machine it measured no faster; see docs/exports.md, Performance).
    */
-  encoderThread?: boolean | "auto";
+  encoderThread?: boolean;
   maxAttempts: number;
   connectTimeoutMs: number;
   requestTimeoutMs: number;
@@ -113,7 +113,7 @@ export function resolveExportConfig(
     queueSize: t.queueSize ?? 4,
     rowGroupRows: t.rowGroupSize ?? 10_000, // issue 11 §1: 1.14–1.52× faster than 50k, less heap
     rowGroupBytes: parseBytes(t.rowGroupBytes ?? "32MiB", `${file}: tuning.row_group_bytes`),
-    encoderThread: t.encoderThread ?? "auto",
+    encoderThread: t.encoderThread ?? false,
     maxAttempts: t.maxAttempts ?? 4,
     connectTimeoutMs: t.connectTimeoutMs ?? 10_000,
     requestTimeoutMs: t.requestTimeoutMs ?? 120_000,

@@ -10,7 +10,6 @@
  * leaves the marker only if something could not be deleted. A keyset run keeps its
  * completed pages instead: the next start resumes it.
  */
-import { availableParallelism } from "node:os";
 import type { ResolvedDestination } from "../config/destination.js";
 import { lockOption } from "../store/object-lock.js";
 import { throwIfAborted } from "../shared/abort.js";
@@ -115,12 +114,7 @@ export async function runExport(
   // started with the first output.
   let thread: EncoderThread | undefined;
   const encoding = (): Format => {
-    const mode = tuning.encoderThread ?? "auto";
-    // Where the thread measured faster (docs/exports.md, Performance): Parquet from SQLite,
-    // whose reading is synchronous on the main thread, with a second core to overlap on.
-    const auto =
-      exp.format === "parquet" && options.sourceType === "sqlite" && availableParallelism() > 1;
-    if (mode === false || (mode === "auto" && !auto)) return p.format;
+    if (tuning.encoderThread !== true) return p.format;
     thread ??= EncoderThread.start(options.encoderThread);
     return workerFormat(formatOptions(exp, tuning), p.format, thread, {
       strict: exp.maxFileBytes !== undefined, // size checks need the encoder's exact figure
