@@ -1,5 +1,5 @@
 /**
- * The encoding thread (issue 11 §1): exports encoded in a worker thread beside the
+ * The encoding thread: exports encoded in a worker thread beside the
  * reading write byte-identical objects to exports encoded on the main thread, for
  * every format (size-split too), from PostgreSQL and MariaDB; a worker that dies
  * fails the run with a clear error, without hanging and without committing.
