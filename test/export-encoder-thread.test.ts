@@ -5,6 +5,10 @@
  * fails the run with a clear error, without hanging and without committing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { resolveExportConfig, type ResolvedExportConfig } from "../src/export/config.js";
 import { runExport } from "../src/export/runner.js";
 import { runConfiguredExport, sourceOpener } from "../src/export/session.js";
@@ -137,6 +141,54 @@ describe("encoding thread", () => {
       expect(keys.filter((k) => k.endsWith(".parquet"))).toEqual([]);
     } finally {
       await pgDrop(big);
+    }
+  });
+
+  it("§7.2 the CLI with the thread commits and exits by itself (the worker never holds it open)", async () => {
+    const m = minio();
+    const dir = mkdtempSync(join(tmpdir(), "stowage-enc-cli-"));
+    try {
+      const file = join(dir, "export.yaml");
+      writeFileSync(
+        file,
+        `source:
+  type: postgres
+  url_env: DATABASE_URL
+tuning:
+  encoder_thread: true
+exports:
+  - name: enc_cli
+    table: ${pgTable}
+    format: parquet
+    destination:
+      type: s3
+      bucket: ${m.bucket}
+      prefix: ${uniquePrefix("enc-cli")}/
+      endpoint: ${m.endpoint}
+      region: us-east-1
+      force_path_style: true
+      access_key_env: MINIO_KEY
+      secret_key_env: MINIO_SECRET
+`,
+      );
+      const bin = join(import.meta.dirname, "..", "bin", "stowage.js");
+      const child = spawn(process.execPath, [bin, "run", "--config", file, "--json"], {
+        env: { ...process.env, ...env(), DATABASE_URL: PG_URL },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+      const code = await new Promise<number | null>((resolve) => {
+        const timer = setTimeout(() => child.kill("SIGKILL"), 45_000); // a hang fails below
+        child.on("close", (c) => (clearTimeout(timer), resolve(c)));
+      });
+      expect(code, err).toBe(0);
+      const summary = JSON.parse(out) as { exports: { ok: boolean; rows: number }[] };
+      expect(summary.exports[0]).toMatchObject({ ok: true, rows: ROWS });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
