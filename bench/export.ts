@@ -1,33 +1,43 @@
 /**
- * Export benchmark (SPEC §7.2, §8): PostgreSQL → Parquet (zstd) and → CSV on a
- * real MinIO, for a realistic orders table, each run in its own child process
- * (`stowage run` through dist/) so its peak RSS is its own. References measured in
- * the same run, alternating round by round with the exports (issue 11 §1):
- * `psql -c "\copy (query) to stdout"` into /dev/null (the source's own limit), and
- * Stowage's PostgreSQL source reading alone (pg-cursor with its type parsers, no
- * encoding, no upload). Each figure is the min and the median of `--rounds`.
+ * Export benchmark (SPEC §7.2, §8): PostgreSQL, MariaDB/MySQL and SQLite →
+ * Parquet (zstd) and → CSV on a real MinIO, for a realistic orders table, each run
+ * in its own child process (`stowage run` through dist/) so its peak RSS is its own.
+ * References measured in the same run, alternating round by round with the exports:
+ * the database's own client dumping the same query into /dev/null (`psql -c "\copy
+ * (query) to stdout"`, `mysql --quick -e`, the `sqlite3` shell) and Stowage's source
+ * for that database reading alone (no encoding, no upload). Each figure is the min
+ * and the median of `--rounds`. `--encoder-thread off,on` measures both encoding
+ * placements (the main thread, the default; or a worker thread beside the reading) in
+ * one run.
  *
- *   node --import jiti/register bench/export.ts [--rows 1000000,10000000] [--formats parquet,csv] [--rounds 3]
+ *   node --import jiti/register bench/export.ts [--rows 1000000,10000000] [--sources postgres,mysql,sqlite]
+ *        [--formats parquet,csv] [--encoder-thread off,on] [--rounds 3]
  *
- * Needs dist/ (`npm run build`), PostgreSQL on 127.0.0.1:5432 (db test) and psql;
- * starts its own MinIO. Tables it creates are dropped at the end.
+ * Needs dist/ (`npm run build`), PostgreSQL on 127.0.0.1:5432 (db test) with psql,
+ * MariaDB on 127.0.0.1:3306 (db test) with the mysql client, and the sqlite3 shell;
+ * starts its own MinIO. Tables and files it creates are removed at the end.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import Database from "better-sqlite3";
+import mysql from "mysql2/promise";
 import pg from "pg";
 import { startMinio } from "../test/support/minio-server.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PG_URL = process.env.STOWAGE_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const MYSQL_URL = process.env.STOWAGE_BENCH_MYSQL_URL ?? "mysql://root@127.0.0.1:3306/test";
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
 };
 const sizes = arg("rows", "1000000,10000000").split(",").map(Number);
 const formats = arg("formats", "parquet,csv").split(",");
+const sourceNames = arg("sources", "postgres,mysql,sqlite").split(",");
+const threads = arg("encoder-thread", "off").split(",");
 const rounds = Math.max(1, Number(arg("rounds", "3")));
 
 const median = (xs: number[]) => {
@@ -71,11 +81,19 @@ function copyBaseline(table: string, csv: boolean): number {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-/** Stowage's PostgreSQL source reading every row (batch 2000, prefetch on), in its own process. */
-function cursorBaseline(table: string): Promise<number> {
-  const mod = pathToFileURL(join(root, "dist", "export", "sources", "postgres.js")).href;
-  const code = `const { openPostgres } = await import(${JSON.stringify(mod)});
-    const src = await openPostgres(${JSON.stringify(PG_URL)});
+/** A database client's dump of `SELECT *` into /dev/null: the fastest this source hands rows out. */
+function clientBaseline(cmd: string, args: string[]): number {
+  const started = process.hrtime.bigint();
+  const res = spawnSync(cmd, args, { stdio: ["ignore", "ignore", "pipe"] });
+  if (res.status !== 0) throw new Error(`${cmd} failed: ${res.stderr.toString()}`);
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** Stowage's source for `type` reading every row (batch 2000), in its own process. */
+function sourceBaseline(type: string, url: string, table: string): Promise<number> {
+  const mod = pathToFileURL(join(root, "dist", "export", "sources", "open-source.js")).href;
+  const code = `const { openSource } = await import(${JSON.stringify(mod)});
+    const src = await openSource({ type: ${JSON.stringify(type)}, url: ${JSON.stringify(url)} });
     const rows = await src.query("SELECT * FROM ${table}", [], { batchSize: 2000 });
     let n = 0; for await (const b of rows) n += b.length;
     await src.close(); process.stdout.write(String(n));`;
@@ -90,9 +108,128 @@ function cursorBaseline(table: string): Promise<number> {
     child.on("close", (status) =>
       status === 0
         ? resolve(Number(process.hrtime.bigint() - started) / 1e9)
-        : reject(new Error(`cursor child exited ${status}: ${err.slice(-2000)}`)),
+        : reject(new Error(`source child exited ${status}: ${err.slice(-2000)}`)),
     );
   });
+}
+
+/** One benchmarked database: how to fill the table, its client reference and its export source block. */
+interface BenchSource {
+  name: string;
+  /** The reference's name in the table. */
+  reference: string;
+  create(table: string, rows: number): Promise<void>;
+  drop(table: string): Promise<void>;
+  client(table: string, csv: boolean): number;
+  url(): string;
+  close(): Promise<void>;
+}
+
+async function postgresSource(): Promise<BenchSource> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  return {
+    name: "postgres",
+    reference: "psql \\copy",
+    create: (table, rows) => createOrders(client, table, rows),
+    drop: async (table) => void (await client.query(`DROP TABLE IF EXISTS ${table}`)),
+    client: (table, csv) => copyBaseline(table, csv),
+    url: () => PG_URL,
+    close: () => client.end(),
+  };
+}
+
+async function mysqlSource(): Promise<BenchSource> {
+  const conn = await mysql.createConnection({ uri: MYSQL_URL });
+  const u = new URL(MYSQL_URL);
+  const cli = [
+    "--quick",
+    "-h",
+    u.hostname,
+    "-P",
+    u.port || "3306",
+    "-u",
+    u.username,
+    u.pathname.slice(1),
+  ];
+  return {
+    name: "mysql",
+    reference: "mysql --quick",
+    async create(table, rows) {
+      await conn.query(`DROP TABLE IF EXISTS ${table}`);
+      // MariaDB's sequence engine (seq_1_to_N) generates the same orders as the PostgreSQL table.
+      await conn.query(`CREATE TABLE ${table} ENGINE=InnoDB AS
+        SELECT CAST(seq AS SIGNED) AS id,
+               CAST(seq * 7919 % 250000 AS SIGNED) AS customer_id,
+               CONCAT('SKU-', LPAD(seq * 31 % 20000, 5, '0')) AS sku,
+               CAST(seq % 5 + 1 AS INT) AS quantity,
+               CAST((seq * 37 % 50000) / 100.0 AS DECIMAL(10,2)) AS unit_price,
+               CAST((seq % 5 + 1) * (seq * 37 % 50000) / 100.0 AS DECIMAL(12,2)) AS total,
+               CAST(ELT(seq % 3 + 1, 'EUR', 'USD', 'GBP') AS CHAR(3)) AS currency,
+               ELT(seq % 5 + 1, 'new', 'paid', 'shipped', 'delivered', 'cancelled') AS status,
+               CAST(TIMESTAMP '2024-01-01 00:00:00' + INTERVAL seq * 3 SECOND AS DATETIME(6)) AS created_at,
+               CAST(TIMESTAMP '2024-01-01 00:00:00' + INTERVAL seq * 3 + seq % 86400 SECOND AS DATETIME(6)) AS updated_at,
+               CASE WHEN seq % 7 = 0 THEN CONCAT('gift wrap, leave at door #', seq) ELSE NULL END AS note
+        FROM seq_1_to_${rows}`);
+    },
+    drop: async (table) => void (await conn.query(`DROP TABLE IF EXISTS ${table}`)),
+    client: (table) => clientBaseline("mysql", [...cli, "-e", `SELECT * FROM ${table}`]),
+    url: () => MYSQL_URL,
+    close: () => conn.end(),
+  };
+}
+
+async function sqliteSource(dir: string): Promise<BenchSource> {
+  const file = join(dir, "bench.sqlite");
+  const hasShell = spawnSync("sqlite3", ["-version"]).status === 0;
+  return {
+    name: "sqlite",
+    reference: hasShell ? "sqlite3 shell" : "better-sqlite3 iterate",
+    async create(table, rows) {
+      const db = new Database(file);
+      db.pragma("journal_mode = WAL");
+      db.exec(`DROP TABLE IF EXISTS ${table}`);
+      db.exec(`CREATE TABLE ${table} (id INTEGER PRIMARY KEY, customer_id INTEGER, sku TEXT,
+        quantity INTEGER, unit_price DECIMAL(10,2), total DECIMAL(12,2), currency TEXT, status TEXT,
+        created_at TEXT, updated_at TEXT, note TEXT)`);
+      db.exec(`WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${rows})
+        INSERT INTO ${table} SELECT n, n * 7919 % 250000, 'SKU-' || substr('0000' || (n * 31 % 20000), -5),
+          n % 5 + 1, printf('%.2f', (n * 37 % 50000) / 100.0), printf('%.2f', (n % 5 + 1) * (n * 37 % 50000) / 100.0),
+          CASE n % 3 WHEN 0 THEN 'EUR' WHEN 1 THEN 'USD' ELSE 'GBP' END,
+          CASE n % 5 WHEN 0 THEN 'new' WHEN 1 THEN 'paid' WHEN 2 THEN 'shipped' WHEN 3 THEN 'delivered' ELSE 'cancelled' END,
+          strftime('%Y-%m-%dT%H:%M:%SZ', 1704067200 + n * 3, 'unixepoch'),
+          strftime('%Y-%m-%dT%H:%M:%SZ', 1704067200 + n * 3 + n % 86400, 'unixepoch'),
+          CASE WHEN n % 7 = 0 THEN 'gift wrap, leave at door #' || n END
+        FROM g`);
+      db.close();
+    },
+    async drop(table) {
+      const db = new Database(file);
+      db.exec(`DROP TABLE IF EXISTS ${table}`);
+      db.close();
+    },
+    client: (table, csv) =>
+      hasShell
+        ? clientBaseline("sqlite3", [
+            ...(csv ? ["-csv", "-header"] : []),
+            file,
+            `SELECT * FROM ${table}`,
+          ])
+        : iterateBaseline(file, table),
+    url: () => `sqlite://${file}`,
+    close: async () => undefined,
+  };
+}
+
+/** Without the sqlite3 shell: better-sqlite3 `.iterate()` over raw rows, the driver alone. */
+function iterateBaseline(file: string, table: string): number {
+  const started = process.hrtime.bigint();
+  const db = new Database(file, { readonly: true });
+  let n = 0;
+  for (const _ of db.prepare(`SELECT * FROM ${table}`).raw(true).iterate()) n++;
+  db.close();
+  void n;
+  return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
 interface ChildResult {
@@ -139,13 +276,22 @@ function runExportChild(configFile: string, env: NodeJS.ProcessEnv): Promise<Chi
   });
 }
 
-function exportYaml(dir: string, table: string, format: string, minio: { bucket: string }): string {
-  const file = join(dir, `${table}-${format}.yaml`);
+function exportYaml(
+  dir: string,
+  source: string,
+  table: string,
+  format: string,
+  thread: string,
+  minio: { bucket: string },
+): string {
+  const file = join(dir, `${table}-${format}-${thread}.yaml`);
   writeFileSync(
     file,
     `source:
-  type: postgres
-  url_env: BENCH_PG_URL
+  type: ${source}
+  url_env: BENCH_SOURCE_URL
+tuning:
+  encoder_thread: ${thread === "on"}
 exports:
   - name: ${table}_${format}
     table: ${table}
@@ -173,86 +319,110 @@ async function main(): Promise<void> {
   }
   const minio = await startMinio();
   const dir = mkdtempSync(join(tmpdir(), "stowage-bench-export-"));
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
   const env = {
     ...process.env,
-    BENCH_PG_URL: PG_URL,
     BENCH_S3_ENDPOINT: minio.endpoint,
     BENCH_S3_KEY: minio.accessKeyId,
     BENCH_S3_SECRET: minio.secretAccessKey,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
   };
   const rows: string[][] = [];
-  const tables: string[] = [];
+  const opened: BenchSource[] = [];
+  const created: [BenchSource, string][] = [];
   try {
-    for (const n of sizes) {
-      const table = `bench_orders_${n}_${process.pid}`;
-      tables.push(table);
-      process.stdout.write(`creating ${table} (${n.toLocaleString("en-US")} rows)… `);
-      await createOrders(client, table, n);
-      console.log("done");
-      for (const format of formats) {
-        const copy: number[] = [];
-        const cursor: number[] = [];
-        const runs: ChildResult[] = [];
-        for (let round = 1; round <= rounds; round++) {
-          // Alternate the three in every round so machine noise hits them alike.
-          copy.push(copyBaseline(table, format === "csv"));
-          cursor.push(await cursorBaseline(table));
-          const r = await runExportChild(exportYaml(dir, table, format, minio), env);
-          if (r.rows !== n) throw new Error(`exported ${r.rows} rows, expected ${n}`);
-          runs.push(r);
-          console.log(
-            `  ${format} round ${round}: ${r.seconds.toFixed(1)} s (\\copy ${copy.at(-1)!.toFixed(1)} s, cursor ${cursor.at(-1)!.toFixed(1)} s), peak RSS ${r.maxRssMb.toFixed(0)} MB`,
-          );
+    for (const name of sourceNames) {
+      opened.push(
+        name === "postgres"
+          ? await postgresSource()
+          : name === "mysql"
+            ? await mysqlSource()
+            : await sqliteSource(dir),
+      );
+    }
+    for (const src of opened) {
+      for (const n of sizes) {
+        const table = `bench_orders_${n}_${process.pid}`;
+        created.push([src, table]);
+        process.stdout.write(
+          `${src.name}: creating ${table} (${n.toLocaleString("en-US")} rows)… `,
+        );
+        await src.create(table, n);
+        console.log("done");
+        for (const format of formats) {
+          const copy: number[] = [];
+          const cursor: number[] = [];
+          const runs = new Map<string, ChildResult[]>(threads.map((t) => [t, []]));
+          for (let round = 1; round <= rounds; round++) {
+            // Alternate everything in every round so machine noise hits it alike.
+            copy.push(src.client(table, format === "csv"));
+            cursor.push(await sourceBaseline(src.name, src.url(), table));
+            for (const t of threads) {
+              const yaml = exportYaml(dir, src.name, table, format, t, minio);
+              const r = await runExportChild(yaml, { ...env, BENCH_SOURCE_URL: src.url() });
+              if (r.rows !== n) throw new Error(`exported ${r.rows} rows, expected ${n}`);
+              runs.get(t)!.push(r);
+              console.log(
+                `  ${format} thread ${t} round ${round}: ${r.seconds.toFixed(1)} s (${src.reference} ${copy.at(-1)!.toFixed(1)} s, source alone ${cursor.at(-1)!.toFixed(1)} s), peak RSS ${r.maxRssMb.toFixed(0)} MB`,
+              );
+            }
+          }
+          for (const [t, list] of runs) {
+            const secs = list.map((r) => r.seconds);
+            const rate = (x: number) => Math.round(n / x).toLocaleString("en-US");
+            const ratio = (ref: number[]) =>
+              `${(Math.min(...ref) / Math.min(...secs)).toFixed(2)}× / ${(median(ref) / median(secs)).toFixed(2)}×`;
+            rows.push([
+              src.name,
+              src.reference,
+              n.toLocaleString("en-US"),
+              format === "parquet" ? "parquet (zstd)" : "csv",
+              t,
+              rate(Math.min(...copy)),
+              rate(Math.min(...cursor)),
+              `${rate(Math.min(...secs))} / ${rate(median(secs))}`,
+              ratio(copy),
+              ratio(cursor),
+              Math.round(n / median(list.map((r) => r.cpuSeconds))).toLocaleString("en-US"),
+              Math.max(...list.map((r) => r.maxRssMb)).toFixed(0),
+              (list[0]!.bytes / 1e6).toFixed(0),
+            ]);
+          }
         }
-        const secs = runs.map((r) => r.seconds);
-        const rate = (t: number) => Math.round(n / t).toLocaleString("en-US");
-        const ratio = (ref: number[]) =>
-          `${(Math.min(...ref) / Math.min(...secs)).toFixed(2)}× / ${(median(ref) / median(secs)).toFixed(2)}×`;
-        rows.push([
-          n.toLocaleString("en-US"),
-          format === "parquet" ? "parquet (zstd)" : "csv",
-          rate(Math.min(...copy)),
-          rate(Math.min(...cursor)),
-          `${rate(Math.min(...secs))} / ${rate(median(secs))}`,
-          ratio(copy),
-          ratio(cursor),
-          Math.round(n / median(runs.map((r) => r.cpuSeconds))).toLocaleString("en-US"),
-          Math.max(...runs.map((r) => r.maxRssMb)).toFixed(0),
-          (runs[0]!.bytes / 1e6).toFixed(0),
-        ]);
+        await src.drop(table).catch(() => undefined);
       }
     }
   } finally {
-    for (const t of tables) await client.query(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
-    await client.end();
+    for (const [src, t] of created) await src.drop(t).catch(() => undefined);
+    for (const src of opened) await src.close().catch(() => undefined);
     await minio.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   const head = [
+    "source",
+    "reference",
     "rows",
     "format",
-    "\\copy rows/s",
-    "cursor rows/s",
+    "thread",
+    "reference rows/s",
+    "source alone rows/s",
     "stowage rows/s (min t / median t)",
-    "vs \\copy (min / median)",
-    "vs cursor (min / median)",
+    "vs reference (min / median)",
+    "vs source alone (min / median)",
     "rows/cpu-s",
     "peak RSS MB",
     "object MB",
   ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+    cells.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   console.log(
     `\n${line(head)}\n${widths.map((w) => "-".repeat(w)).join("  ")}\n${rows.map(line).join("\n")}`,
   );
   console.log(
-    `\nvs \\copy = \\copy time ÷ stowage time, of the fastest and of the median of ${rounds} alternating rounds (same table; \\copy writes to /dev/null, stowage to MinIO).` +
-      "\nvs cursor = the same against Stowage's PostgreSQL source reading alone (pg-cursor + type parsers, prefetch, no encoding)." +
-      `\nrows/cpu-s = rows ÷ the export process's own CPU time (steadier than wall time on a busy machine); load average now ${loadavg()
+    `\nvs reference = reference time ÷ stowage time, of the fastest and of the median of ${rounds} alternating rounds (same table; the reference writes to /dev/null, stowage to MinIO).` +
+      "\nvs source alone = the same against Stowage's source for that database reading alone (no encoding, no upload)." +
+      "\nthread = tuning.encoder_thread: on (encoding in a worker thread beside the reading) or off (the main thread, the default)." +
+      `\nrows/cpu-s = rows ÷ the export process's own CPU time (both threads); load average now ${loadavg()
         .map((l) => l.toFixed(1))
         .join(" ")}.`,
   );

@@ -32,7 +32,11 @@ function toBigInt(v: unknown, column: string): bigint | null {
 
 async function bounds(ctx: StreamContext, source: Source): Promise<[bigint | null, bigint | null]> {
   const st = chunkBoundsSql(ctx.exp, source, ctx.exp.chunkColumn!);
-  const stream = await source.query(st.sql, st.params, { ...queryOptions(ctx), batchSize: 1 });
+  const stream = await source.query(st.sql, st.params, {
+    ...queryOptions(ctx),
+    batchSize: 1,
+    textValues: false,
+  });
   let row: unknown[] = [null, null];
   for await (const batch of stream) row = batch[0] ?? row;
   return [toBigInt(row[0], ctx.exp.chunkColumn!), toBigInt(row[1], ctx.exp.chunkColumn!)];

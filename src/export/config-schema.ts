@@ -50,6 +50,7 @@ export const exportFileSchema = z.strictObject({
       queueSize: posInt.max(64).optional(),
       rowGroupSize: posInt.optional(),
       rowGroupBytes: size.optional(),
+      encoderThread: z.boolean().optional(),
       maxAttempts: posInt.max(20).optional(),
       connectTimeoutMs: posInt.optional(),
       requestTimeoutMs: posInt.optional(),

@@ -29,6 +29,11 @@ export interface ResolvedTuning {
   queueSize: number;
   rowGroupRows: number;
   rowGroupBytes: number;
+  /**
+   * Encode in a worker thread beside the reading (default false: on the shared
+   * 2-core machine it measured no faster; see docs/exports.md, Performance).
+   */
+  encoderThread?: boolean;
   maxAttempts: number;
   connectTimeoutMs: number;
   requestTimeoutMs: number;
@@ -108,6 +113,7 @@ export function resolveExportConfig(
     queueSize: t.queueSize ?? 4,
     rowGroupRows: t.rowGroupSize ?? 10_000, // issue 11 §1: 1.14–1.52× faster than 50k, less heap
     rowGroupBytes: parseBytes(t.rowGroupBytes ?? "32MiB", `${file}: tuning.row_group_bytes`),
+    encoderThread: t.encoderThread ?? false,
     maxAttempts: t.maxAttempts ?? 4,
     connectTimeoutMs: t.connectTimeoutMs ?? 10_000,
     requestTimeoutMs: t.requestTimeoutMs ?? 120_000,

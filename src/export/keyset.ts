@@ -97,7 +97,7 @@ export async function runKeyset(ctx: StreamContext, resume?: KeysetState): Promi
     const after =
       last !== null && kind ? { kind, value: cursorParam(kind, last, source.type) } : undefined;
     const st = keysetSql(exp, source, column, pageSize, after);
-    const stream = await source.query(st.sql, st.params, queryOptions(ctx));
+    const stream = await source.query(st.sql, st.params, queryOptions(ctx, [column]));
     columns = stream.columns;
     const idx = columns.findIndex((c) => c.name === column);
     if (idx < 0) {
@@ -138,7 +138,11 @@ export async function runKeyset(ctx: StreamContext, resume?: KeysetState): Promi
 
 async function refuseNullKeys(ctx: StreamContext, column: string): Promise<void> {
   const st = keysetNullSql(ctx.exp, ctx.source, column);
-  const stream = await ctx.source.query(st.sql, st.params, { ...queryOptions(ctx), batchSize: 1 });
+  const stream = await ctx.source.query(st.sql, st.params, {
+    ...queryOptions(ctx),
+    batchSize: 1,
+    textValues: false,
+  });
   let found = false;
   for await (const batch of stream) found ||= batch.length > 0;
   if (found)

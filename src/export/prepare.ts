@@ -9,7 +9,7 @@ import type { ObjectStore } from "../store/object-store.js";
 import type { RetryPolicyOptions } from "../store/retry-policy.js";
 import type { Previous } from "./commit.js";
 import type { ResolvedExport, ResolvedTuning } from "./config.js";
-import { createFormat, type Format } from "./formats/format.js";
+import { createFormat, type Format, type FormatOptions } from "./formats/format.js";
 import { cleanupFailedRuns, RunMarker, type CleanupResult } from "./in-progress.js";
 import { readKeysetState, type KeysetState } from "./keyset.js";
 import { parseManifest, parseSuccess, sha256Hex } from "./manifest.js";
@@ -51,6 +51,16 @@ export interface Prepared {
   resume?: KeysetState;
 }
 
+/** The options an export's Format is built from (in the main thread and in the encoding thread). */
+export function formatOptions(exp: ResolvedExport, tuning: ResolvedTuning): FormatOptions {
+  return {
+    format: exp.format,
+    compression: exp.compression,
+    rowGroupRows: tuning.rowGroupRows,
+    rowGroupBytes: tuning.rowGroupBytes,
+  };
+}
+
 /**
  * @example const p = await prepareRun(exp, { store, policy, openSource, tuning, now: () => new Date() });
  */
@@ -62,12 +72,7 @@ export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promis
   const runId = resume?.run_id ?? newRunId(startedAt);
   const prefix =
     resume?.prefix ?? resolvePrefix(exp.prefixTemplate, exp.name, stamp(startedAt).date);
-  const format = await createFormat({
-    format: exp.format,
-    compression: exp.compression,
-    rowGroupRows: o.tuning.rowGroupRows,
-    rowGroupBytes: o.tuning.rowGroupBytes,
-  });
+  const format = await createFormat(formatOptions(exp, o.tuning));
   const keys = runKeys(prefix, exp.name, runId, startedAt, format.extension);
   // The source first: a run that cannot read its database must not invalidate the last one.
   const source = await o.openSource();

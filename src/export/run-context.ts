@@ -10,7 +10,7 @@ import type { Format } from "./formats/format.js";
 import type { Manifest } from "./manifest.js";
 import type { RunKeys } from "./naming.js";
 import type { PartRecord, RotatingOutput } from "./rotating-output.js";
-import type { ColumnSpec, Source } from "./sources/source.js";
+import type { ColumnSpec, QueryOptions, Source } from "./sources/source.js";
 
 /** One run's stream phase: where rows go and what it may use. */
 export interface StreamContext {
@@ -45,10 +45,16 @@ export interface StreamResult {
   keyset?: Manifest["keyset"];
 }
 
-/** Batch options for `source.query` from a context. */
-export function queryOptions(ctx: StreamContext): {
-  batchSize: number;
-  signal?: AbortSignal | undefined;
-} {
-  return { batchSize: ctx.tuning.batchSize, signal: ctx.signal };
+/**
+ * Batch options for `source.query` from a context. Text formats take integers, dates
+ * and timestamps as the database's text; `typedColumns` (a cursor or keyset key the
+ * run compares) stay typed.
+ */
+export function queryOptions(ctx: StreamContext, typedColumns: string[] = []): QueryOptions {
+  return {
+    batchSize: ctx.tuning.batchSize,
+    signal: ctx.signal,
+    textValues: ctx.format.name !== "parquet",
+    typedColumns,
+  };
 }

@@ -20,7 +20,9 @@ import { commitRun, CommitUncertain, CursorNotAdvanced } from "./commit.js";
 import type { ResolvedExport, ResolvedTuning } from "./config.js";
 import { runKeyset } from "./keyset.js";
 import { manifestSchema, type Manifest } from "./manifest.js";
-import { prepareRun, type Prepared } from "./prepare.js";
+import { EncoderThread, workerFormat, type EncoderThreadOptions } from "./encoding/thread.js";
+import type { Format } from "./formats/format.js";
+import { formatOptions, prepareRun, type Prepared } from "./prepare.js";
 import { exportRetryPolicy, retryingStore } from "./retrying-store.js";
 import { RotatingOutput, type PartRecord } from "./rotating-output.js";
 import type { StreamContext, StreamResult } from "./run-context.js";
@@ -48,6 +50,8 @@ export interface RunExportOptions {
   signal?: AbortSignal | undefined;
   now?: () => Date;
   onProgress?: (p: ExportProgress) => void;
+  /** The encoding thread's limits (when `tuning.encoderThread` puts the encoding there). */
+  encoderThread?: EncoderThreadOptions;
 }
 
 export interface RunExportResult {
@@ -106,6 +110,16 @@ export async function runExport(
     options.onProgress?.({ ...progress });
   };
   const outputs: RotatingOutput[] = [];
+  // Encoding beside the reading (tuning.encoder_thread): one worker thread per run,
+  // started with the first output.
+  let thread: EncoderThread | undefined;
+  const encoding = (): Format => {
+    if (tuning.encoderThread !== true) return p.format;
+    thread ??= EncoderThread.start(options.encoderThread);
+    return workerFormat(formatOptions(exp, tuning), p.format, thread, {
+      strict: exp.maxFileBytes !== undefined, // size checks need the encoder's exact figure
+    });
+  };
   const ctx: StreamContext = {
     exp,
     store,
@@ -122,7 +136,7 @@ export async function runExport(
     output(columns, keyFor, chunk) {
       const out = new RotatingOutput({
         store,
-        format: p.format,
+        format: encoding(),
         columns,
         keyFor,
         ...(exp.maxFileBytes !== undefined ? { maxFileBytes: exp.maxFileBytes } : {}),
@@ -161,6 +175,7 @@ export async function runExport(
     else await restoreSuccess(store, p);
     throw inExport(exp.name, err);
   } finally {
+    await thread?.terminate().catch(() => undefined);
     await p.source.close().catch(() => undefined);
   }
 

@@ -29,7 +29,11 @@ export async function runSingle(ctx: StreamContext): Promise<StreamResult> {
     exp.cursorColumn ?? "",
     state && kind ? { kind, value: cursorParam(kind, state.value, source.type) } : undefined,
   );
-  const stream = await source.query(st.sql, st.params, queryOptions(ctx));
+  const stream = await source.query(
+    st.sql,
+    st.params,
+    queryOptions(ctx, exp.cursorColumn ? [exp.cursorColumn] : []),
+  );
   let tracker: MaxTracker | undefined;
   if (exp.mode === "incremental") {
     const idx = stream.columns.findIndex((c) => c.name === exp.cursorColumn);

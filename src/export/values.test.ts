@@ -7,6 +7,8 @@ import {
   formatTimestamp,
   parseDateText,
   parseTimestampText,
+  timestampTextToIso,
+  dateTextToIso,
 } from "./values.js";
 
 describe("values", () => {
@@ -65,5 +67,67 @@ describe("timestamp fast path", () => {
       parseTimestampText("2024-02-29T23:59:59.5 BC"),
     );
     expect(() => parseTimestampText("2024-0x-29 23:59:59")).toThrow(/cannot be represented/);
+  });
+
+  it("§7.2 text values: database text → export text is exactly format(parse(text))", () => {
+    const stamps = [
+      "2024-02-29 23:59:59",
+      "2024-02-29 23:59:59.1",
+      "2024-02-29 23:59:59.000000",
+      "2024-02-29 23:59:59.000100",
+      "2024-02-29 23:59:59.123456",
+      "2024-02-29 23:59:59.1234567",
+      "2024-02-29 23:59:59.",
+      "2023-02-29 23:59:59",
+      "1900-02-29 00:00:00",
+      "2000-02-29 00:00:00+00",
+      "2024-04-31 00:00:00",
+      "2024-13-01 00:00:00",
+      "2024-01-00 00:00:00",
+      "2024-01-01 24:00:00",
+      "2024-01-01 23:60:00",
+      "2024-01-01 23:59:60",
+      "1900-01-01 00:00:00+05:30",
+      "2024-01-01 00:00:00-08",
+      "2024-01-01 00:00:00+00",
+      "2024-01-01 00:00:00.5+00:00",
+      "2024-01-01 00:00:00+00:00:00",
+      "0001-01-01 00:00:00",
+      "0000-01-01 00:00:00",
+      "9999-12-31 23:59:59.999999+00",
+      "12345-01-01 00:00:00",
+      "2024-02-29 23:59:59.5 BC",
+      "2024-02-29T23:59:59",
+    ];
+    // Every instant of a few random days, with and without fractions and a UTC offset.
+    for (let i = 0; i < 2000; i++) {
+      const micros = BigInt(Math.floor((Math.random() - 0.3) * 2 ** 52)) * 7n;
+      const iso = formatTimestamp(micros, false).replace("T", " ");
+      stamps.push(iso, `${iso}+00`, iso.replace(/\.\d+$/, ""));
+    }
+    /** The result, or the error message when it throws (both sides must agree on either). */
+    const outcome = (f: () => string) => {
+      try {
+        return f();
+      } catch (e) {
+        return `throws ${(e as Error).message}`;
+      }
+    };
+    for (const t of stamps)
+      for (const utc of [false, true])
+        expect(
+          outcome(() => timestampTextToIso(t, utc)),
+          t,
+        ).toBe(outcome(() => formatTimestamp(parseTimestampText(t), utc)));
+    const dates = ["2024-02-29", "2023-02-29", "2000-02-29", "1900-02-29", "2024-04-31"];
+    dates.push("0001-01-01", "0000-06-01", "9999-12-31", "12345-01-01", "0044-03-15 BC");
+    for (let d = -800_000; d < 3_000_000; d += 997) dates.push(formatDate(d));
+    for (const t of dates)
+      expect(
+        outcome(() => dateTextToIso(t)),
+        t,
+      ).toBe(outcome(() => formatDate(parseDateText(t))));
+    expect(() => timestampTextToIso("infinity", true)).toThrow(/cannot be represented/);
+    expect(() => dateTextToIso("-infinity")).toThrow(/cannot be represented/);
   });
 });

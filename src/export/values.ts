@@ -207,3 +207,74 @@ function fractionDigits(s: string): number {
   const i = s.indexOf(".");
   return i < 0 ? 0 : s.length - i - 1;
 }
+
+const DAYS_IN_MONTH = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Whether t[at…at+9] is a `YYYY-MM-DD` whose text `formatDate` would give back unchanged. */
+function plainDateAt(t: string, at: number): boolean {
+  for (const p of [0, 1, 2, 3, 5, 6, 8, 9]) {
+    const c = t.charCodeAt(at + p);
+    if (c < 48 || c > 57) return false;
+  }
+  if (t.charCodeAt(at + 4) !== 45 || t.charCodeAt(at + 7) !== 45) return false;
+  const y = d2(t, at) * 100 + d2(t, at + 2);
+  const m = d2(t, at + 5);
+  const d = d2(t, at + 8);
+  if (y < 1 || m < 1 || m > 12 || d < 1 || d > DAYS_IN_MONTH[m]!) return false;
+  return m !== 2 || d < 29 || (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0));
+}
+
+/**
+ * The export text of a date given as database text (`YYYY-MM-DD`): exactly
+ * `formatDate(parseDateText(text))`, without the day-number round trip for the
+ * common shape (text formats hand it on as it came).
+ * @example dateTextToIso("2024-02-29") // "2024-02-29"
+ */
+export function dateTextToIso(text: string): string {
+  if (text.length === 10 && plainDateAt(text, 0)) return text;
+  return formatDate(parseDateText(text));
+}
+
+/**
+ * The export text of a timestamp given as database text: exactly
+ * `formatTimestamp(parseTimestampText(text), utc)`, rewritten in place for the
+ * common shape `YYYY-MM-DD HH:MM:SS[.ffffff][+00[:00]]` (no offset, or UTC),
+ * through the bigint round trip otherwise.
+ * @example timestampTextToIso("2024-01-02 03:04:05.5+00", true) // "2024-01-02T03:04:05.500000Z"
+ */
+export function timestampTextToIso(text: string, utc: boolean): string {
+  const n = text.length;
+  if (
+    n >= 19 &&
+    plainDateAt(text, 0) &&
+    text.charCodeAt(10) === 32 &&
+    text.charCodeAt(13) === 58 &&
+    text.charCodeAt(16) === 58
+  ) {
+    let ok = true;
+    for (const p of [11, 12, 14, 15, 17, 18]) {
+      const c = text.charCodeAt(p);
+      if (c < 48 || c > 57) ok = false;
+    }
+    if (ok && d2(text, 11) < 24 && d2(text, 14) < 60 && d2(text, 17) < 60) {
+      let i = 19;
+      let frac = "";
+      if (text.charCodeAt(i) === 46) {
+        const start = ++i;
+        let nonZero = false;
+        for (; i < n; i++) {
+          const c = text.charCodeAt(i);
+          if (c < 48 || c > 57) break;
+          if (c !== 48) nonZero = true;
+        }
+        const digits = i - start;
+        if (digits === 0 || digits > 6) ok = false;
+        else if (nonZero) frac = "." + text.slice(start, i).padEnd(6, "0");
+      }
+      const rest = text.slice(i);
+      if (ok && (rest === "" || rest === "+00" || rest === "+00:00"))
+        return `${text.slice(0, 10)}T${text.slice(11, 19)}${frac}${utc ? "Z" : ""}`;
+    }
+  }
+  return formatTimestamp(parseTimestampText(text), utc);
+}

@@ -23,17 +23,18 @@ export function csvField(kind: ColumnKind): (v: unknown) => string {
     case "int64":
     case "float64":
     case "bool":
-      return (v) => String(v);
+      return (v) => String(v); // a number, a bigint or (textValues) the integer's text
     case "decimal":
       return (v) => v as string;
     case "bytes":
       return (v) => csvQuote(Buffer.from(v as Uint8Array).toString("base64")); // empty bytes stay `""`, not NULL
+    // Text values (`textValues`) are already export text: handed on as they came.
     case "timestamp":
-      return (v) => formatTimestamp(v as bigint, false);
+      return (v) => (typeof v === "string" ? v : formatTimestamp(v as bigint, false));
     case "timestamptz":
-      return (v) => formatTimestamp(v as bigint, true);
+      return (v) => (typeof v === "string" ? v : formatTimestamp(v as bigint, true));
     case "date":
-      return (v) => formatDate(v as number);
+      return (v) => (typeof v === "string" ? v : formatDate(v as number));
     default:
       return (v) => csvQuote(v as string);
   }

@@ -14,18 +14,19 @@ export function jsonField(kind: ColumnKind): (v: unknown) => string {
     case "int32":
     case "int64":
     case "bool":
-      return (v) => String(v);
+      return (v) => String(v); // a number, a bigint or (textValues) the integer's text
     case "float64":
       // NaN and ±Infinity have no JSON number form: written as strings.
       return (v) => (Number.isFinite(v) ? String(v) : `"${String(v)}"`);
     case "bytes":
       return (v) => `"${Buffer.from(v as Uint8Array).toString("base64")}"`;
+    // Text values (`textValues`) are already export text: only quoted.
     case "timestamp":
-      return (v) => `"${formatTimestamp(v as bigint, false)}"`;
+      return (v) => `"${typeof v === "string" ? v : formatTimestamp(v as bigint, false)}"`;
     case "timestamptz":
-      return (v) => `"${formatTimestamp(v as bigint, true)}"`;
+      return (v) => `"${typeof v === "string" ? v : formatTimestamp(v as bigint, true)}"`;
     case "date":
-      return (v) => `"${formatDate(v as number)}"`;
+      return (v) => `"${typeof v === "string" ? v : formatDate(v as number)}"`;
     case "json":
       // Valid JSON has CR/LF only as whitespace outside strings: folding them keeps one row per line.
       return (v) => (v as string).replace(/[\r\n]+/g, " ");

@@ -6,7 +6,7 @@
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { connectionHint } from "./connect-hint.js";
 import { StowageError } from "../../shared/errors.js";
-import { parseDateText, parseTimestampText } from "../values.js";
+import { dateTextToIso, parseDateText, parseTimestampText, timestampTextToIso } from "../values.js";
 import type {
   ColumnKind,
   ColumnSpec,
@@ -51,6 +51,22 @@ const bitToInt: Convert = (v) => {
   for (const b of v as Buffer) n = (n << 8n) | BigInt(b);
   return n;
 };
+
+/**
+ * Text formats (`textValues`): the converter of a column whose database text is its
+ * export text — signed BIGINT stays the driver's digit string, dates and timestamps are
+ * rewritten as text (no bigint round trip); other columns keep `mysqlColumn`'s.
+ */
+export function mysqlTextConverter(
+  col: ColumnSpec,
+  typed: Convert | undefined,
+): Convert | undefined {
+  if (col.sourceType === "BIGINT") return undefined;
+  if (col.kind === "date") return zeroToNull(dateTextToIso);
+  if (col.sourceType === "DATETIME") return zeroToNull((t) => timestampTextToIso(t, false));
+  if (col.sourceType === "TIMESTAMP") return zeroToNull((t) => timestampTextToIso(t, true));
+  return typed;
+}
 
 /** Maps a column definition to [column, converter]. */
 export function mysqlColumn(f: MyField): [ColumnSpec, Convert | undefined] {
@@ -231,7 +247,10 @@ function streamQuery(
     const q = conn.query({ sql, values, rowsAsArray: true });
     q.on("fields", (fields: MyField[]) => {
       const mapped = fields.map(mysqlColumn);
-      converters = mapped.map((m) => m[1]);
+      const typed = options.typedColumns ?? [];
+      converters = mapped.map(([col, conv]) =>
+        options.textValues && !typed.includes(col.name) ? mysqlTextConverter(col, conv) : conv,
+      );
       names = mapped.map((m) => m[0].name);
       resolve(makeStream(mapped.map((m) => m[0])));
     });

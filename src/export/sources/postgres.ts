@@ -6,7 +6,7 @@
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { connectionHint } from "./connect-hint.js";
 import { StowageError } from "../../shared/errors.js";
-import { parseDateText, parseTimestampText } from "../values.js";
+import { dateTextToIso, parseDateText, parseTimestampText, timestampTextToIso } from "../values.js";
 import type {
   ColumnKind,
   ColumnSpec,
@@ -72,6 +72,32 @@ export function pgColumn(f: PgField): ColumnSpec {
 const typeParsers = {
   getTypeParser: (oid: number) => TYPES[oid]?.[2] ?? identity,
 };
+
+/** Text formats: these types arrive as the server's text and are fixed up per column below. */
+const TEXT_KEPT = new Set([20, 21, 23, 26, 1082, 1114, 1184]);
+const textParsers = {
+  getTypeParser: (oid: number) => (TEXT_KEPT.has(oid) ? identity : typeParsers.getTypeParser(oid)),
+};
+/** Export text of a kept type (integers are already their export text). */
+const TO_EXPORT_TEXT: Record<number, Parser> = {
+  1082: dateTextToIso,
+  1114: (t) => timestampTextToIso(t, false),
+  1184: (t) => timestampTextToIso(t, true),
+};
+
+/**
+ * With `textValues`, the per-column fix-ups of a batch: typed columns get their usual
+ * parser, dates and timestamps their export text; integers need nothing.
+ */
+function textFixups(fields: PgField[], typed: readonly string[]): [number, Parser][] {
+  const out: [number, Parser][] = [];
+  fields.forEach((f, i) => {
+    if (!TEXT_KEPT.has(f.dataTypeID)) return;
+    const fix = typed.includes(f.name) ? TYPES[f.dataTypeID]![2] : TO_EXPORT_TEXT[f.dataTypeID];
+    if (fix) out.push([i, fix]);
+  });
+  return out;
+}
 
 /** Turns a driver error into a StowageError that says what happened, never the URL. */
 export function pgError(err: unknown, doing: string): StowageError {
@@ -158,17 +184,32 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
     async query(sql: string, params: QueryParam[], options: QueryOptions): Promise<RowStream> {
       const values = params.map((p) => (typeof p === "bigint" ? p.toString() : p));
       const cursor = client.query(
-        new Cursor(sql, values, { rowMode: "array", types: typeParsers }),
+        new Cursor(sql, values, {
+          rowMode: "array",
+          types: options.textValues ? textParsers : typeParsers,
+        }),
       );
+      let fixups: [number, Parser][] = [];
+      const fix = (rows: Row[]): Row[] => {
+        for (const [i, parse] of fixups)
+          for (const row of rows) {
+            const v = row[i];
+            if (v !== null) row[i] = parse(v as string);
+          }
+        return rows;
+      };
       const read = (n: number, doing = "reading rows") =>
         new Promise<{ rows: Row[]; fields: PgField[] }>((resolve, reject) => {
           cursor.read(n, (err, rows, result) => {
-            if (err) reject(pgError(lostError ?? err, doing));
-            else
-              resolve({
-                rows: rows as Row[],
-                fields: (result as unknown as { fields: PgField[] }).fields ?? [],
-              });
+            if (err) return reject(pgError(lostError ?? err, doing));
+            const fields = (result as unknown as { fields: PgField[] }).fields ?? [];
+            try {
+              if (options.textValues && fields.length && !fixups.length)
+                fixups = textFixups(fields, options.typedColumns ?? []);
+              resolve({ rows: fix(rows as Row[]), fields });
+            } catch (e) {
+              reject(e);
+            }
           });
         });
       let done = false;

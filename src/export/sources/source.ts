@@ -15,6 +15,10 @@
  *   bigint microseconds since 1970-01-01T00:00:00
  * - `date`: number of days since 1970-01-01
  * NULL is `null` for every kind.
+ *
+ * With `QueryOptions.textValues` (CSV/NDJSON), `int32`/`int64` values may instead be
+ * their decimal text, `date` its `formatDate` text and `timestamp`/`timestamptz` their
+ * `formatTimestamp` text: the database's text handed on, never parsed and re-formatted.
  */
 export type ColumnKind =
   | "int32"
@@ -46,6 +50,10 @@ export interface QueryOptions {
   /** Rows fetched per round trip and handed out per batch. */
   batchSize: number;
   signal?: AbortSignal | undefined;
+  /** Integers, dates and timestamps as export text (see `ColumnKind`): for text formats. */
+  textValues?: boolean | undefined;
+  /** Columns that stay typed with `textValues` (a cursor or keyset key the run compares). */
+  typedColumns?: readonly string[] | undefined;
 }
 
 /** A running query: its columns are known before the first batch is read. */
