@@ -16,36 +16,19 @@
  * - the thread keeps the process alive only while an answer is awaited, and the run
  *   terminates it on every exit path (`terminate`).
  */
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
-import { Worker, type ResourceLimits } from "node:worker_threads";
+import type { ResourceLimits, Worker } from "node:worker_threads";
 import { StowageError } from "../../shared/errors.js";
+import { AwaitedWorker, startWorker } from "../../shared/worker-thread.js";
 import type { ByteSink, Encoder, Format, FormatOptions } from "../formats/format.js";
 import type { ColumnSpec, Row } from "../sources/source.js";
 import { packRows, type FromWorker, type ToWorker } from "./protocol.js";
 
-/** Flags a worker may inherit (`--input-type=module -e` and the like break worker start-up). */
-const WORKER_FLAGS = /^--(?:enable-source-maps|max-old-space-size=\d+)$/;
-
-function createWorker(resourceLimits: ResourceLimits | undefined): Worker {
-  const execArgv = process.execArgv.filter((a) => WORKER_FLAGS.test(a));
-  const options = { execArgv, ...(resourceLimits ? { resourceLimits } : {}) };
-  const compiled = new URL("./worker.js", import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) return new Worker(compiled, options);
-  const source = fileURLToPath(new URL("./worker.ts", import.meta.url));
-  if (!existsSync(source))
-    throw new StowageError(
-      "internal",
-      `the encoding worker is missing (${fileURLToPath(compiled)}); reinstall stowage or run \`npm run build\``,
-    );
-  const jiti = createRequire(import.meta.url).resolve("jiti");
-  // Running from TypeScript sources (tests, `node --import jiti/register`): a CommonJS
-  // bootstrap loads the entry through jiti.
-  const code = `const { createJiti } = require(${JSON.stringify(jiti)});
-createJiti(${JSON.stringify(source)}).import(${JSON.stringify(source)}).catch((err) => setImmediate(() => { throw err; }));`;
-  return new Worker(code, { ...options, eval: true });
-}
+const ENCODING_WORKER = {
+  compiled: new URL("./worker.js", import.meta.url),
+  source: new URL("./worker.ts", import.meta.url),
+  what: "the encoding worker",
+  flags: /^--(?:enable-source-maps|max-old-space-size=\d+)$/,
+};
 
 export interface EncoderThreadOptions {
   /** Heap limits of the worker (a worker over them dies and fails the run). */
@@ -62,7 +45,7 @@ export interface EncoderThreadOptions {
  */
 export class EncoderThread {
   private readonly worker: Worker;
-  private refs = 0;
+  private readonly awaited: AwaitedWorker;
   private ended = false;
   private death: StowageError | undefined;
   private nextId = 1;
@@ -71,8 +54,11 @@ export class EncoderThread {
 
   private constructor(options: EncoderThreadOptions) {
     this.maxInFlight = Math.max(1, options.maxInFlight ?? 4);
-    this.worker = createWorker(options.resourceLimits);
-    this.worker.unref();
+    this.worker = startWorker(
+      ENCODING_WORKER,
+      options.resourceLimits ? { resourceLimits: options.resourceLimits } : {},
+    );
+    this.awaited = new AwaitedWorker(this.worker);
     this.worker.on("message", (m: FromWorker) => this.encoders.get(m.id)?.receive(m));
     this.worker.on("error", (err) => this.die(err));
     this.worker.on("exit", (code) => this.die(new Error(`it exited with code ${code}`)));
@@ -89,8 +75,7 @@ export class EncoderThread {
 
   private die(err: Error): void {
     if (this.death) return;
-    this.refs = 0;
-    this.worker.unref();
+    this.awaited.release();
     this.death = this.ended
       ? new StowageError("aborted", "the encoding thread was stopped")
       : new StowageError("internal", `the encoding thread failed: ${err.message}`, {
@@ -116,21 +101,19 @@ export class EncoderThread {
   /** @internal Posts a request whose answer is awaited (the thread is ref'd until `answered`). */
   request(m: ToWorker, transfer: ArrayBuffer[] = []): void {
     if (this.death) throw this.death;
-    if (this.refs++ === 0) this.worker.ref();
-    this.worker.postMessage(m, transfer);
+    this.awaited.request(m, transfer);
   }
 
   /** @internal */
   answered(): void {
-    this.refs = Math.max(0, this.refs - 1);
-    if (this.refs === 0) this.worker.unref();
+    this.awaited.answered();
   }
 
   /** Ends the worker (pending requests fail as aborted); safe to call twice. */
   async terminate(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    this.worker.unref();
+    this.awaited.release();
     if (!this.death) await this.worker.terminate();
   }
 }
