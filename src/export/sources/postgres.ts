@@ -107,6 +107,7 @@ export function pgError(err: unknown, doing: string): StowageError {
     e.code === "57P01" ||
     e.code === "57P02" ||
     e.code === "ECONNRESET" ||
+    e.code === "EPIPE" ||
     /terminat|Connection terminated/i.test(e.message ?? "");
   const what = lost ? "the PostgreSQL connection was lost" : "PostgreSQL failed";
   return new StowageError(
