@@ -18,7 +18,7 @@ import {
 } from "../record/levels.js";
 import { formatTimestamp, parseTimestamp, type LogRecord } from "../record/record.js";
 import {
-  sanitizeField,
+  serializeField,
   serializeRecord,
   serializeRecordWithBindings,
   type SerializeOptions,
@@ -76,10 +76,8 @@ export class Logger {
     level: Level = core.level,
   ) {
     this._level = level;
-    if (bindings !== undefined) {
-      const out = sanitizeField("bindings", bindings, core.serialize);
-      if (out !== undefined) this.bindingsJson = JSON.stringify(out);
-    }
+    if (bindings !== undefined)
+      this.bindingsJson = serializeField("bindings", bindings, core.serialize);
     this.bindMethods();
   }
 

@@ -188,6 +188,20 @@ export function sanitizeField(name: string, value: unknown, opts: SanitizeOption
   return field(name, value, ctx, ctx.plan === null ? null : initialStates(ctx.plan.paths));
 }
 
+/**
+ * `JSON.stringify(sanitizeField(name, value, opts))`, written in one pass (a child
+ * logger's bindings, serialised once in `child()`); undefined when the walk drops the value.
+ * @example serializeField("bindings", { requestId: "r-1" }, { redact }) // '{"requestId":"r-1"}'
+ */
+export function serializeField(
+  name: string,
+  value: unknown,
+  opts: SanitizeOptions = {},
+): string | undefined {
+  const ctx = contextFor(opts);
+  return fieldJson(name, value, ctx, ctx.plan === null ? null : initialStates(ctx.plan.paths));
+}
+
 function put(
   out: Record<string, unknown>,
   name: string,

@@ -10,6 +10,7 @@ import {
   sanitizeField,
   sanitizeRecord,
   serializeRecord,
+  serializeField,
   serializeRecordWithBindings,
   type SerializeOptions,
 } from "./safe-json.js";
@@ -159,6 +160,7 @@ describe("the one-pass writer equals JSON.stringify of the sanitised copy", () =
             if (error === undefined) delete r.error;
             expect(serializeRecord(r, opts)).toBe(reference(r, opts));
             const b = JSON.stringify(sanitizeField("bindings", bindings, opts));
+            expect(serializeField("bindings", bindings, opts)).toBe(b);
             if (b !== undefined)
               expect(serializeRecordWithBindings(r, b, opts)).toBe(reference(r, opts));
           },
