@@ -80,6 +80,20 @@ function walkObject(
   }
 }
 
+/** The leaf a non-plain object becomes (Date, Error, Map, …), or NOT_SPECIAL for plain objects and arrays. */
+export function specialLeaf(
+  o: object,
+  isArray: boolean,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): unknown {
+  if (isArray) return NOT_SPECIAL;
+  const proto: unknown = Object.getPrototypeOf(o);
+  if (proto === Object.prototype || proto === null || proto === Array.prototype) return NOT_SPECIAL;
+  return walkSpecial(o, depth, ctx, states);
+}
+
 function walkObjectInner(
   o: object,
   depth: number,
@@ -87,11 +101,8 @@ function walkObjectInner(
   states: PathStates | null,
 ): unknown {
   const isArray = Array.isArray(o);
-  const proto: unknown = isArray ? Array.prototype : Object.getPrototypeOf(o);
-  if (proto !== Object.prototype && proto !== null && proto !== Array.prototype) {
-    const leaf = walkSpecial(o, depth, ctx, states);
-    if (leaf !== NOT_SPECIAL) return leaf;
-  }
+  const leaf = specialLeaf(o, isArray, depth, ctx, states);
+  if (leaf !== NOT_SPECIAL) return leaf;
   if (depth >= ctx.maxDepth) return MAX_DEPTH;
   if (typeof (o as { toJSON?: unknown }).toJSON === "function") {
     return walk((o as { toJSON: () => unknown }).toJSON(), depth + 1, ctx, states);
