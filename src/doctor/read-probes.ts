@@ -61,9 +61,18 @@ export async function conditionalRead(
       category: CAP,
       detail: "GetObject returned different bytes than were written",
     };
+  return wrongIfMatchRefused(store, key, signal);
+}
+
+/** GetObject with an ETag the object does not have must answer 412, never the object. */
+export function wrongIfMatchRefused(
+  store: ObjectStore,
+  key: string,
+  signal: AbortSignal,
+): Promise<CheckOutcome> {
   const wrong = '"00000000000000000000000000000000"';
   return store.get(key, { ifMatch: wrong, signal }).then(
-    async (res) => (
+    (res) => (
       res.body.resume(),
       {
         ok: false,

@@ -10,12 +10,13 @@ import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseDestination, type ResolvedS3Destination } from "../config/destination.js";
 import type { Env } from "../config/env.js";
-import { isStowageError, StowageError } from "../shared/errors.js";
+import { StowageError } from "../shared/errors.js";
 import { describeCredentials } from "../store/credentials.js";
 import { openStore } from "../store/open-store.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { checkCredentials } from "./credentials-check.js";
 import { arnOf, diagnose } from "./diagnose.js";
+import { wrongIfMatchRefused } from "./read-probes.js";
 import type { CheckOutcome, CheckResult, DoctorReport } from "./types.js";
 
 /** The source flags of `logs`/`studio`, as doctor takes them. */
@@ -168,19 +169,5 @@ async function ifMatch(
   const right = await store.get(obj.key, { ifMatch: obj.etag, signal });
   right.body.on("error", () => undefined);
   right.body.destroy(); // the headers answered 200: the body is not needed
-  return store.get(obj.key, { ifMatch: '"00000000000000000000000000000000"', signal }).then(
-    (res) => (
-      res.body.resume(),
-      {
-        ok: false,
-        category: CAP,
-        detail: "GetObject with a wrong If-Match returned the object instead of 412",
-        hint: "Stowage's reader needs If-Match (docs/doctor.md)",
-      }
-    ),
-    (err: unknown) => {
-      if (isStowageError(err, "precondition")) return { ok: true } as CheckOutcome;
-      throw err;
-    },
-  );
+  return wrongIfMatchRefused(store, obj.key, signal);
 }
