@@ -9,6 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { pidRunning } from "../shared/pid.js";
 
 export type OwnerState = "live" | "dead-pid" | "lease-expired" | "closed";
 
@@ -43,16 +44,6 @@ export function processIdentity(pid: number = process.pid): string {
   const boot = currentBootId();
   const start = startTicks(pid);
   return boot !== null && start !== null ? `${boot}:${start}` : "";
-}
-
-/** True when `pid` exists (EPERM: it exists but belongs to another user). */
-function pidRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 export interface OwnerRow {

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pidRunning } from "../shared/pid.js";
 
 export interface PortHolder {
   pid: number;
@@ -26,20 +27,11 @@ function lockPath(port: number): string {
   return join(tmpdir(), `stowage-studio-${port}.json`);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The Studio recorded for `port`, if its process is still alive. */
 export function readPortHolder(port: number): PortHolder | null {
   try {
     const holder = JSON.parse(readFileSync(lockPath(port), "utf8")) as PortHolder;
-    return typeof holder.pid === "number" && alive(holder.pid) ? holder : null;
+    return typeof holder.pid === "number" && pidRunning(holder.pid) ? holder : null;
   } catch {
     return null;
   }
