@@ -113,7 +113,8 @@ describe("encoding thread", () => {
 
   it("§7.2 a worker that dies fails the run clearly, commits nothing and does not hang", async () => {
     // A row group (10,000 rows × 4 KiB) larger than the worker's heap limit: the worker runs
-    // out of memory and dies.
+    // out of memory and dies. A run that waited for an answer the dead worker cannot give
+    // would never settle: the test's timeout catches that, no clock is asserted.
     const big = pgTableName("enc_big");
     await pgExec(
       `CREATE TABLE ${big} AS SELECT g::bigint AS id, repeat(md5(g::text), 128) AS blob FROM generate_series(1, 30000) g`,
@@ -121,7 +122,6 @@ describe("encoding thread", () => {
     try {
       const cfg = config("postgres", big, "parquet", true, {}, { row_group_bytes: "1GiB" });
       const exp = cfg.exports[0]!;
-      const started = Date.now();
       const err = await runExport(exp, {
         store,
         openSource: sourceOpener(cfg),
@@ -133,7 +133,6 @@ describe("encoding thread", () => {
       }).catch((e: unknown) => e as Error);
       expect(err).toBeInstanceOf(Error);
       expect((err as Error).message).toMatch(/export "enc": the encoding thread failed/);
-      expect(Date.now() - started).toBeLessThan(50_000);
       // Nothing vouches for the failed run, and it removed what it wrote.
       const listed = await store.list({ prefix: exp.prefixTemplate });
       const keys = listed.entries.map((o) => o.key);
