@@ -8,9 +8,9 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseDestination, type ResolvedS3Destination } from "../config/destination.js";
+import type { ResolvedS3Destination } from "../config/destination.js";
 import type { Env } from "../config/env.js";
-import { StowageError } from "../shared/errors.js";
+import { s3SourceDestination, type S3SourceFields } from "../config/s3-source.js";
 import { describeCredentials } from "../store/credentials.js";
 import { openStore } from "../store/open-store.js";
 import type { ObjectStore } from "../store/object-store.js";
@@ -20,15 +20,10 @@ import { wrongIfMatchRefused } from "./read-probes.js";
 import type { CheckOutcome, CheckResult, DoctorReport } from "./types.js";
 
 /** The source flags of `logs`/`studio`, as doctor takes them. */
-export interface SourceCheckOptions {
-  region?: string;
-  endpoint?: string;
-  forcePathStyle?: boolean;
-  profile?: string;
-  accessKeyEnv?: string;
-  secretKeyEnv?: string;
-  sessionTokenEnv?: string;
-  trustedHosts?: string[] | undefined;
+export interface SourceCheckOptions extends Omit<
+  S3SourceFields,
+  "trustEndpoint" | "credentials" | "allowAnonymous"
+> {
   env: Env;
   cwd: string;
   requestTimeoutMs: number;
@@ -104,33 +99,7 @@ export async function checkSource(url: string, o: SourceCheckOptions): Promise<D
 }
 
 function s3Source(text: string, o: SourceCheckOptions): ResolvedS3Destination {
-  const m = /^s3:\/\/([^/?#@]+)(\/[^?#]*)?$/i.exec(text);
-  if (!m)
-    throw new StowageError(
-      "usage",
-      `--source "${text.slice(0, 80)}" is not s3://bucket/prefix or a directory`,
-    );
-  const raw: Record<string, unknown> = {
-    type: "s3",
-    bucket: m[1],
-    prefix: decodeURIComponent((m[2] ?? "").replace(/^\/+|\/+$/g, "")),
-    region: o.region,
-    endpoint: o.endpoint,
-    forcePathStyle: o.forcePathStyle,
-    profile: o.profile,
-    accessKeyEnv: o.accessKeyEnv,
-    secretKeyEnv: o.secretKeyEnv,
-    sessionTokenEnv: o.sessionTokenEnv,
-  };
-  for (const k of Object.keys(raw)) if (raw[k] === undefined) delete raw[k];
-  const dest = parseDestination(raw, "--source", {
-    env: o.env,
-    origin: "code",
-    trustedHosts: o.trustedHosts,
-  });
-  if (dest.type !== "s3")
-    throw new StowageError("internal", "an s3:// source resolved to a non-S3 destination");
-  return dest;
+  return s3SourceDestination(text, o, o.env, "--source");
 }
 
 /** Two pages of max-keys 1 under the folder: in order, with a continuation token between them. */

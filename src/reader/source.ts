@@ -10,7 +10,8 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { normalizePrefix } from "../batch/object-key.js";
-import { parseDestination, type ResolvedS3Destination } from "../config/destination.js";
+import type { ResolvedS3Destination } from "../config/destination.js";
+import { s3SourceDestination } from "../config/s3-source.js";
 import type { CredentialIdentity, CredentialProvider } from "../config/destination-schema.js";
 import { processEnv, type Env } from "../config/env.js";
 import type { ObjectStore } from "../store/object-store.js";
@@ -207,53 +208,5 @@ function localRoot(text: string, cwd: string | undefined): string {
 }
 
 function s3Destination(text: string, options: OpenSourceOptions): ResolvedS3Destination {
-  const m = /^s3:\/\/([^/?#]*)(\/[^?#]*)?$/i.exec(text);
-  if (!m || !m[1]) {
-    throw new StowageError(
-      "usage",
-      `source "${text.slice(0, 80)}" is not an S3 URL; write s3://bucket/prefix`,
-    );
-  }
-  if (m[1].includes("@")) {
-    throw new StowageError(
-      "usage",
-      "an S3 source URL must not contain credentials; pass them with accessKeyEnv/secretKeyEnv, a profile, or the AWS environment",
-    );
-  }
-  const env = options.env ?? processEnv();
-  for (const name of [options.accessKeyEnv, options.secretKeyEnv, options.sessionTokenEnv]) {
-    if (name && !env[name]) {
-      throw new StowageError(
-        "config",
-        `the environment variable ${name} is not set (it should hold an S3 credential)`,
-        {
-          hint: `export ${name}=… before running, or name the variable that holds it`,
-        },
-      );
-    }
-  }
-  const raw: Record<string, unknown> = {
-    type: "s3",
-    bucket: m[1],
-    prefix: decodeURIComponent(m[2] ?? ""),
-    region: options.region,
-    endpoint: options.endpoint,
-    forcePathStyle: options.forcePathStyle,
-    profile: options.profile,
-    credentials: options.credentials,
-    accessKeyEnv: options.accessKeyEnv,
-    secretKeyEnv: options.secretKeyEnv,
-    sessionTokenEnv: options.sessionTokenEnv,
-    allowAnonymous: options.allowAnonymous,
-    trustEndpoint: options.trustEndpoint,
-  };
-  for (const k of Object.keys(raw)) if (raw[k] === undefined) delete raw[k];
-  const dest = parseDestination(raw, "source", {
-    env,
-    origin: "code",
-    trustedHosts: options.trustedHosts,
-  });
-  if (dest.type !== "s3")
-    throw new StowageError("internal", "an s3:// source resolved to a non-S3 destination");
-  return dest;
+  return s3SourceDestination(text, options, options.env ?? processEnv(), "source");
 }

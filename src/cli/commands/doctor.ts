@@ -148,9 +148,10 @@ async function sourceDoctor(
 ): Promise<void> {
   const { checkSource } = await import("../../doctor/source-checks.js");
   const { formatReport } = await import("../../doctor/index.js");
+  const { trustEndpoint, ...flags } = opts;
   const report = await checkSource(opts.source ?? "", {
-    ...opts,
-    trustedHosts: opts.trustEndpoint,
+    ...flags,
+    trustedHosts: trustEndpoint,
     env: io.env,
     cwd: io.cwd,
     requestTimeoutMs: timeoutMs,
