@@ -1,5 +1,5 @@
 /**
- * Framework adapter benchmark (issue 14 §3): requests/s of a hello-world app on
+ * Framework adapter benchmark: requests/s of a hello-world app on
  * Express 5, Fastify 5 and Hono 4 (@hono/node-server) with and without the
  * stowage adapter (goal ≥ 0.9×).
  *

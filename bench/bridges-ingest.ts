@@ -1,5 +1,5 @@
 /**
- * Ingestion benchmark (issue 14 §4): records/s accepted by `createIngestHandler`
+ * Ingestion benchmark: records/s accepted by `createIngestHandler`
  * (Node form) from 50 concurrent clients (autocannon in its own process, loopback),
  * each request an NDJSON body of 100 records with a token, against a reference
  * handler in the same run that reads and JSON-parses the same body but keeps

@@ -1,5 +1,5 @@
 /**
- * pino bridge benchmark (issue 14 §1): main-thread ns per `info({2 fields}, msg)`
+ * pino bridge benchmark: main-thread ns per `info({2 fields}, msg)`
  * of pino with the stowage/pino transport (worker thread, delivering to a real
  * MinIO) vs pino → /dev/null (sonic-boom, async), in alternating rounds (min and
  * median; goal ≤ 1.1×), and the records/s the transport delivered: calls until

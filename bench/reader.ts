@@ -1,5 +1,5 @@
 /**
- * Reader benchmark (SPEC §5.2, issue 5): load 20,000 records from a 7-day range
+ * Reader benchmark (SPEC §5.2): load 20,000 records from a 7-day range
  * of objects written by the real logger to a real MinIO, with the bounded reader
  * vs a naive reader that lists the whole prefix and downloads every object.
  * Requests are counted by a proxy in front of MinIO; both sides keep up to 4
@@ -8,7 +8,7 @@
  * Scenario A: the bucket holds only the 7 days. Scenario B: plus 21 older days.
  * A' and B' add a fixed delay to every request at the proxy (default 20 ms), as a
  * far region would: request counts then dominate the time.
- * Week figures (issue 12 §1): a 7-day `load()` at default allowances over (W1) the
+ * Week figures: a 7-day `load()` at default allowances over (W1) the
  * demo workload (last 6 hours), (W2) one object per hour for the last 6 hours, and
  * (W3) ~5 objects in each of the 168 hours; LISTs against the bound 1.1 × non-empty
  * hours + 8 and against an hour-by-hour listing measured in the same run.
@@ -349,7 +349,7 @@ async function weekScenario(
 
 async function weekFigures(m: RunningMinio, proxy: CountingProxy): Promise<void> {
   console.log(
-    `\n-- week figures (issue 12 §1): range [${new Date(WEEK_END - 7 * DAY).toISOString()}, ${new Date(WEEK_END).toISOString()}); runs ${RUNS}, median LIST shown`,
+    `\n-- week figures: range [${new Date(WEEK_END - 7 * DAY).toISOString()}, ${new Date(WEEK_END).toISOString()}); runs ${RUNS}, median LIST shown`,
   );
   const demo = [
     ...demoRecords({ endMs: WEEK_END - 1, hours: 6, perHour: 1500 }),

@@ -1,4 +1,4 @@
-// Issue 15 §1: `npm test` on a fresh machine obtains Chromium the way it builds MinIO,
+// `npm test` on a fresh machine obtains Chromium the way it builds MinIO,
 // or fails the browser tests with a message saying what to do; it never skips them.
 import { describe, expect, it } from "vitest";
 import {
@@ -17,7 +17,7 @@ const facts = (over: Partial<MachineFacts>): MachineFacts => ({
   ...over,
 });
 
-describe("obtaining Chromium for the browser tests (issue 15 §1)", () => {
+describe("obtaining Chromium for the browser tests", () => {
   it("uses Debian's chromium when it is there", () => {
     const plan = chromiumPlan(facts({ executable: (p) => p === DEBIAN_CHROMIUM }));
     expect(plan).toEqual({ kind: "ready", path: DEBIAN_CHROMIUM });

@@ -1,5 +1,5 @@
 /**
- * The CLI's commands run in-process through `run(argv, io)` (issue 15 §4): the same code paths
+ * The CLI's commands run in-process through `run(argv, io)`: the same code paths
  * as the child-process CLI tests, against real MinIO, PostgreSQL and local stores, so their
  * coverage is measured. Each case asserts the exit code and what was printed or stored.
  */
@@ -66,7 +66,7 @@ function s3Project(prefix: string): { dir: string; file: string; env: Record<str
   return c;
 }
 
-describe("issue 15 §4 --help of every command, in-process", () => {
+describe("--help of every command, in-process", () => {
   it.each([
     ["demo", "--no-studio"],
     ["doctor", "--source"],
@@ -566,7 +566,7 @@ describe("§5 §6 studio and demo serving, in-process", () => {
   });
 });
 
-describe("issue 16 §4 lifecycle through doctor and policy, in-process", () => {
+describe("lifecycle through doctor and policy, in-process", () => {
   it("doctor warns that nothing expires the logs; policy --lifecycle prints the rule; applied, doctor is quiet", async () => {
     const m = minio();
     const bucket = await freshBucket("inproc-life");

@@ -168,7 +168,7 @@ describe("§2.5 stowage doctor against MinIO", () => {
       { DOCTOR_AK: minio().accessKeyId },
       dir,
     );
-    expect(run.code).toBe(2); // config errors exit 2 (issue 13 §4)
+    expect(run.code).toBe(2); // config errors exit 2
     expect(run.stdout).toContain(
       "[FAIL] Credentials (environment variables DOCTOR_AK, DOCTOR_SK) -- config error: the environment variable DOCTOR_SK",
     );

@@ -1,5 +1,5 @@
 /**
- * Issue 11 §3, nothing orphaned and nothing invalidated needlessly: a destination
+ * §3, nothing orphaned and nothing invalidated needlessly: a destination
  * outage mid-run leaves objects that the next run (or `stowage run --cleanup`)
  * removes; a run that cannot reach its source keeps the previous `_SUCCESS`;
  * `manifest.json` of a `{date}` folder with several incremental runs lists them
@@ -57,7 +57,7 @@ function outageAfter(n: number): void {
 const dataKeys = async (prefix: string) =>
   (await listAll(store, `${prefix}/`)).filter((k) => /\/orders_\d{8}_/.test(k));
 
-describe("issue 11 §3 nothing orphaned", () => {
+describe("nothing orphaned", () => {
   it("an outage mid-run leaves parts; the next run deletes them, and so does run --cleanup", async () => {
     const prefix = uniquePrefix("outage");
     const file = exportYaml(
@@ -131,7 +131,7 @@ describe("issue 11 §3 nothing orphaned", () => {
   });
 });
 
-describe("issue 11 §3 manifest.json of a folder with several runs", () => {
+describe("manifest.json of a folder with several runs", () => {
   it("incremental runs on one {date} folder: manifest.json lists every run; a full run replaces it", async () => {
     const inc = await createTable("postgres", 100);
     const prefix = uniquePrefix("dated");
@@ -172,7 +172,7 @@ describe("issue 11 §3 manifest.json of a folder with several runs", () => {
   });
 });
 
-describe("issue 11 §3 validate", () => {
+describe("validate", () => {
   it("a manifest naming '..' in run_id or a part path is an integrity failure (exit 3), without the database variable", async () => {
     for (const evil of [{ run_id: "../../x" }, { part: "../outside.csv" }]) {
       const prefix = uniquePrefix("dotdot");

@@ -269,7 +269,7 @@ describe("export write contract", () => {
     expect((await validateExport(exp, { store })).status).toBe("incomplete");
   });
 
-  it("§7.2 incremental: the second run exports only new rows; a failed run does not advance the cursor (issue 11 §3: nor invalidate the folder)", async () => {
+  it("§7.2 incremental: the second run exports only new rows; a failed run does not advance the cursor (nor invalidate the folder)", async () => {
     const prefix = uniquePrefix("inc");
     const cfg = config(
       { table: inc, mode: "incremental", cursor_column: "id", format: "ndjson" },
@@ -304,8 +304,8 @@ describe("export write contract", () => {
     await expect(
       runConfiguredExport(cfg, exp, { env: env(), store: failing.store }),
     ).rejects.toThrow(/injected/);
-    // issue 11 §3: the failed run puts back the _SUCCESS it removed; the folder's manifest.json
-    // (runs r1 and r2, issue 11 §3 "several runs per folder") still vouches for every row.
+    // the failed run puts back the _SUCCESS it removed; the folder's manifest.json
+    // (runs r1 and r2) still vouches for every row.
     const folder = parseManifest(await read(store, `${prefix}/manifest.json`), "manifest.json");
     expect(folder.runs).toEqual([r1.runId, r2.runId]);
     expect(folder.parts.map((p) => p.path)).toEqual([r1.parts[0]!.path, r2.parts[0]!.path]);

@@ -1,5 +1,5 @@
 /**
- * Issue 11 §4, keyset mode: pages of `WHERE key > last ORDER BY key LIMIT n`
+ * §4, keyset mode: pages of `WHERE key > last ORDER BY key LIMIT n`
  * named `{export}_{run_id}_{page}`; a run killed with SIGKILL mid-way resumes
  * from its last completed page on the next start (state in the bucket beside the
  * cursor) and the committed set holds every row exactly once. Real child
@@ -55,7 +55,7 @@ async function pagesDone(key: string): Promise<number> {
   }
 }
 
-describe.each<SourceKind>(["postgres", "mysql"])("issue 11 §4 keyset on %s", (kind) => {
+describe.each<SourceKind>(["postgres", "mysql"])("keyset on %s", (kind) => {
   it("kill -9 mid-run, then the next start resumes from the last page: every row exactly once", async () => {
     const table = await createTable(kind, ROWS);
     const prefix = uniquePrefix(`keyset-${kind}`);
@@ -123,7 +123,7 @@ describe.each<SourceKind>(["postgres", "mysql"])("issue 11 §4 keyset on %s", (k
   }, 180_000);
 });
 
-describe("issue 11 §4 keyset on SQLite", () => {
+describe("keyset on SQLite", () => {
   it("pages in key order; a NULL key is refused with a clear error", async () => {
     const table = await createTable("sqlite", 2_500);
     const prefix = uniquePrefix("keyset-sqlite");

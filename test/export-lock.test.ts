@@ -1,4 +1,4 @@
-// Object Lock on export data files (issue 16 §2): a SQLite export into a lock-enabled
+// Object Lock on export data files: a SQLite export into a lock-enabled
 // bucket with `object_lock:` writes every data file locked until the run's start +
 // retain_days; validate --depth full passes; the locked version cannot be deleted.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -13,7 +13,7 @@ import { freshBucket, minio, minioStore, uniquePrefix } from "./support/minio.js
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-it("issue 16 §2 export data files are locked; validate --depth full passes; a locked version stays", async () => {
+it("export data files are locked; validate --depth full passes; a locked version stays", async () => {
   const bucket = await freshBucket("explock", { objectLock: true });
   const t = await createTable("sqlite", 5_000);
   const dir = mkdtempSync(join(tmpdir(), "stowage-explock-"));

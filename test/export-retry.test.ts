@@ -1,5 +1,5 @@
 /**
- * Issue 11 §2: every storage call of `stowage run`, `validate` and `run --cleanup`
+ * every storage call of `stowage run`, `validate` and `run --cleanup`
  * survives a throttle. A real fault proxy in front of MinIO answers the first
  * request of each step with 503 SlowDown — `DELETE _SUCCESS`, the in-progress
  * marker, data parts, `PUT manifest-<run>.json`, `PUT manifest.json`,
@@ -73,7 +73,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe.each<SourceKind>(["postgres", "mysql", "sqlite"])("issue 11 §2 %s source", (kind) => {
+describe.each<SourceKind>(["postgres", "mysql", "sqlite"])("%s source", (kind) => {
   it(`one 503 on every storage step of run (twice, incremental) and validate costs a retry, not the run`, async () => {
     const table = await createTable(kind, 3000);
     const prefix = uniquePrefix(`retry-${kind}`);
@@ -134,7 +134,7 @@ describe.each<SourceKind>(["postgres", "mysql", "sqlite"])("issue 11 §2 %s sour
   });
 });
 
-describe("issue 11 §2 validate and cleanup", () => {
+describe("validate and cleanup", () => {
   it("run --cleanup retries its lists and deletes; validate's HEADs retry too", async () => {
     const table = await createTable("postgres", 50);
     const prefix = uniquePrefix("retry-cleanup");

@@ -1,5 +1,5 @@
 /**
- * Issue 10 §1 (SPEC §3.2, §3.5): a process that ends never drops pending work.
+ * a process that ends never drops pending work.
  * Real child processes importing the built package end the way applications end
  * (`.then`, top-level await, CommonJS, a SIGTERM handler that flushes), on both
  * buffers, while the first PUTs answer 503 through the fault proxy: the retry
@@ -138,7 +138,7 @@ function runApp(style: string, buffer: Buffer, prefix: string, id: string) {
   );
 }
 
-describe("issue 10 §1: pending delivery keeps the process alive; an idle logger does not", () => {
+describe("pending delivery keeps the process alive; an idle logger does not", () => {
   const cases = (["memory", "sqlite"] as const).flatMap((b) =>
     Object.keys(APPS).map((style) => [b, style] as const),
   );

@@ -254,7 +254,7 @@ describe("§5.6 stowage logs against a local-directory tree", () => {
   });
 });
 
-describe("issue 12 §3/§5: interrupts, throttling and missing stores tell the truth", () => {
+describe("interrupts, throttling and missing stores tell the truth", () => {
   const m = () => minio();
   let prefix: string;
   let proxy: FaultProxy;
@@ -284,7 +284,7 @@ describe("issue 12 §3/§5: interrupts, throttling and missing stores tell the t
   });
   afterAll(() => proxy.close());
 
-  it("issue 12 §5 a throttling endpoint: the retry waits keep the process alive; exit 1 with what happened (never exit 13 in silence)", async () => {
+  it("a throttling endpoint: the retry waits keep the process alive; exit 1 with what happened (never exit 13 in silence)", async () => {
     proxy.setRule((r) => (r.kind === "list" ? "slowdown" : undefined));
     const r = await run([...via(proxy.endpoint), "--limit", "listAttempts=3"], creds());
     proxy.setRule(undefined);
@@ -293,7 +293,7 @@ describe("issue 12 §3/§5: interrupts, throttling and missing stores tell the t
     expect(r.stderr).toMatch(/storage kept failing \(LIST .*SlowDown.*\)/);
   });
 
-  it("issue 12 §5 no credentials anywhere: says so and how to provide them, not 'access denied'", async () => {
+  it("no credentials anywhere: says so and how to provide them, not 'access denied'", async () => {
     const r = await run([...via(m().endpoint), "--limit", "listAttempts=2"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no credentials/i);
@@ -301,7 +301,7 @@ describe("issue 12 §3/§5: interrupts, throttling and missing stores tell the t
     expect(r.stderr).not.toMatch(/access denied/i);
   });
 
-  it("issue 12 §5 a closed endpoint: exit 1 and a message, not a silent exit", async () => {
+  it("a closed endpoint: exit 1 and a message, not a silent exit", async () => {
     const closed = await startFaultProxy(m().endpoint);
     const endpoint = closed.endpoint;
     await closed.close();
@@ -311,7 +311,7 @@ describe("issue 12 §3/§5: interrupts, throttling and missing stores tell the t
     expect(r.stderr.trim().length).toBeGreaterThan(20);
   });
 
-  it("issue 12 §3 Ctrl-C (SIGINT) stops a load stuck on a GET at once: stats line on stderr, exit 130", async () => {
+  it("Ctrl-C (SIGINT) stops a load stuck on a GET at once: stats line on stderr, exit 130", async () => {
     proxy.setRule((r) => (r.kind === "get" ? "stall" : undefined));
     const child = spawn(process.execPath, [BIN, ...via(proxy.endpoint)], {
       env: {
@@ -334,7 +334,7 @@ describe("issue 12 §3/§5: interrupts, throttling and missing stores tell the t
     expect(stderr).toMatch(/interrupted; the records above/);
   });
 
-  it("issue 12 §5 the doctor hint leads somewhere: `stowage doctor --source` takes the logs flags and checks LIST and GET If-Match", async () => {
+  it("the doctor hint leads somewhere: `stowage doctor --source` takes the logs flags and checks LIST and GET If-Match", async () => {
     const src = via(m().endpoint).slice(1, -2); // --source … --region R (without --from)
     const ok = await run(["doctor", ...src], creds());
     expect(ok.stdout).toMatch(/\[OK\]\s+Credentials/);
@@ -358,7 +358,7 @@ describe("issue 12 §3/§5: interrupts, throttling and missing stores tell the t
     expect(hint.stderr).toMatch(/stowage doctor --source/);
   });
 
-  it("issue 12 §5 --source naming a missing directory, a file, or file:///missing: the store does not exist, exit 1", async () => {
+  it("--source naming a missing directory, a file, or file:///missing: the store does not exist, exit 1", async () => {
     const dir = mkdtempSync(join(tmpdir(), "stowage-nostore-"));
     const file = join(dir, "a-file");
     writeFileSync(file, "x");
@@ -378,7 +378,7 @@ describe("issue 12 §3/§5: interrupts, throttling and missing stores tell the t
   });
 });
 
-describe("issue 12 §4 terminal output cannot be turned against the reader", () => {
+describe("terminal output cannot be turned against the reader", () => {
   it("§4 the logger's pretty console echo escapes them too (stack line breaks kept)", () => {
     let out = "";
     const echo = new ConsoleEcho("pretty", { write: (c: string) => ((out += c), true) }, true);

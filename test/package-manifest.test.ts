@@ -1,4 +1,4 @@
-// Issue 15 §2/§4: package.json promises what the README and .ci/run rely on — the verbs,
+// package.json promises what the README and .ci/run rely on — the verbs,
 // a `files` list that ships only what users run, and an entry file behind every export.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -13,7 +13,7 @@ const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as {
   bin: Record<string, string>;
 };
 
-describe("package.json (issue 15)", () => {
+describe("package.json", () => {
   it("has the verbs of the README and CI", () => {
     expect(pkg.scripts.test).toBe("vitest run");
     for (const verb of ["build", "lint", "typecheck", "bench", "test:package", "coverage"])

@@ -210,7 +210,7 @@ describe("§1 stowage policy", () => {
   });
 });
 
-describe("issue 11 §3 stowage policy for an export with {date}", () => {
+describe("stowage policy for an export with {date}", () => {
   it("an STS session limited to exactly the writer policy: doctor, run, incremental run, a failing run's cleanup, --cleanup and validate succeed", async () => {
     const table = await createTable("postgres", 20_000);
     const root = uniquePrefix("policy-export");

@@ -91,7 +91,7 @@ describe("§5.2 retries count against the LIST and GET allowances", () => {
     const r = await source().query(RANGE).load();
     expect(r.complete).toBe(true);
     expect(r.records).toHaveLength(200);
-    expect(r.stats.listRequests).toBe(1 + 3); // the day's one flat LIST (issue 12 §1) + 3 retries
+    expect(r.stats.listRequests).toBe(1 + 3); // the day's one flat LIST + 3 retries
     expect(r.stats.retries).toBe(3);
     expect(proxy.count("list")).toBe(4);
   });

@@ -1,5 +1,5 @@
 /**
- * Issue 12 §2: memory follows the allowances. A store of objects made of `{}` lines
+ * memory follows the allowances. A store of objects made of `{}` lines
  * (~24 KiB compressed, ~24 MiB decoded, metadata claiming 1 kB decoded) is read by
  * `stowage logs` and by 10 Studio loads, each in a child process whose peak RSS is
  * reported by the process itself (`resourceUsage().maxRSS`) and must stay under 256 MB.
@@ -60,7 +60,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("issue 12 §2 peak RSS over objects of `{}` lines", () => {
+describe("peak RSS over objects of `{}` lines", () => {
   it(`§2 stowage logs (5 grants) stays under ${LIMIT_MB} MB`, async () => {
     const src = pathToFileURL(join(dir, "store", "app")).href;
     const r = await peakRss([BIN, "logs", "--source", src, "--from", "2h", "--more", "4"]);

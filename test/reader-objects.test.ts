@@ -225,7 +225,7 @@ describe("§5.1 file:// sources (local-directory store)", () => {
   });
 });
 
-describe("issue 16 §1 integrity: bytes that differ from the stored SHA-256", () => {
+describe("integrity: bytes that differ from the stored SHA-256", () => {
   it("an object altered in flight is reported corrupt (`checksum`) and gives no records", async () => {
     const prefix = uniquePrefix("checksum");
     const written = await writeV1(store, prefix, spreadRecords(BASE, BASE + 50 * 60_000, 40), 20);
@@ -250,7 +250,7 @@ describe("issue 16 §1 integrity: bytes that differ from the stored SHA-256", ()
   });
 });
 
-it("issue 16 §1 an object overwritten outside Stowage (other bytes, same metadata, no checksum) is reported corrupt", async () => {
+it("an object overwritten outside Stowage (other bytes, same metadata, no checksum) is reported corrupt", async () => {
   const prefix = uniquePrefix("overwritten");
   const written = await writeV1(store, prefix, spreadRecords(BASE, BASE + 50 * 60_000, 40), 20);
   const victim = written[1]!;

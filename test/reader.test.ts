@@ -41,7 +41,7 @@ async function drain(session: {
 }
 
 describe("§5.2 what is listed and downloaded", () => {
-  it("§5.2 / issue 12 §1 lists only the range's day folder (one page holds its hours); never the prefix root; prunes objects by key times; drops records outside [from,to)", async () => {
+  it("§5.2 lists only the range's day folder (one page holds its hours); never the prefix root; prunes objects by key times; drops records outside [from,to)", async () => {
     const prefix = uniquePrefix("hours");
     const records = spreadRecords(BASE - H, BASE + 7 * H, 160); // 23:00 the day before … 06:59
     const written = await writeV1(store, prefix, records, 10);
@@ -139,7 +139,7 @@ describe("§5.2 what is listed and downloaded", () => {
     expect(proxy.count("list")).toBe(1);
   });
 
-  it("§5.2 / issue 12 §1 an exact 7-day range over an empty prefix costs one month discovery LIST", async () => {
+  it("§5.2 an exact 7-day range over an empty prefix costs one month discovery LIST", async () => {
     const prefix = uniquePrefix("week");
     proxy.reset();
     const r = await source(prefix)
@@ -150,7 +150,7 @@ describe("§5.2 what is listed and downloaded", () => {
     expect(proxy.requests[0]!.query.get("delimiter")).toBe("/");
   });
 
-  it("issue 12 §1 a week with a few hours of data: empty days and hours cost nothing beyond discovery, newest first", async () => {
+  it("a week with a few hours of data: empty days and hours cost nothing beyond discovery, newest first", async () => {
     const prefix = uniquePrefix("sparse");
     // Data on 03-03 (hours 05, 06) and 03-07 (hours 20, 21, 22); the range is 03-02 12:00 → 03-09 12:00.
     const hours = [
@@ -181,7 +181,7 @@ describe("§5.2 what is listed and downloaded", () => {
     expect(proxy.getKeys(minio().bucket).sort()).toEqual(written.map((o) => o.key).sort());
   });
 
-  it("issue 12 §1 a day cut by the page size: its later hour folders are found with one delimiter LIST, then listed newest first", async () => {
+  it("a day cut by the page size: its later hour folders are found with one delimiter LIST, then listed newest first", async () => {
     const prefix = uniquePrefix("cut");
     await writeV1(store, prefix, spreadRecords(BASE, BASE + 6 * H, 120), 8); // 6 hours × ~3 objects
     proxy.reset();

@@ -1,4 +1,4 @@
-// Object Lock through the logger (issue 16 §2): both buffers write locked objects
+// Object Lock through the logger: both buffers write locked objects
 // to a lock-enabled bucket, through a proxy that throttles and drops responses after
 // the PUT landed — still exactly once, every object locked until its newest record
 // + retain_days (the same date on every attempt), and `verify --depth full` passes.
@@ -23,7 +23,7 @@ afterAll(async () => {
   dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
 });
 
-describe("issue 16 §2 the logger writes locked objects", () => {
+describe("the logger writes locked objects", () => {
   it.each(["memory", "sqlite"] as const)(
     "%s buffer: exactly once under faults, locked until max-ms + retain_days",
     async (buffer) => {

@@ -1,4 +1,4 @@
-// Lifecycle and Object Lock checks (issue 16 §2, §4): `stowage policy --lifecycle`
+// Lifecycle and Object Lock checks: `stowage policy --lifecycle`
 // applied with PutBucketLifecycleConfiguration reads back healthy in doctor; each
 // misconfiguration is reported with a hint; doctor's lock probe proves the writer
 // may set retention and leaves no version behind. Real MinIO, real CLI.
@@ -38,7 +38,7 @@ async function applyRules(bucket: string, Rules: LifecycleRule[]) {
   store.close();
 }
 
-describe("issue 16 §4 lifecycle", () => {
+describe("lifecycle", () => {
   it("policy --lifecycle output, applied to the bucket, reads back healthy in doctor", async () => {
     const bucket = await freshBucket("life");
     const prefix = uniquePrefix("life");
@@ -161,7 +161,7 @@ describe("issue 16 §4 lifecycle", () => {
   });
 });
 
-describe("issue 16 §2 Object Lock in doctor and policy", () => {
+describe("Object Lock in doctor and policy", () => {
   it("a lock-enabled bucket: the lock probe passes and no version of any probe is left", async () => {
     const bucket = await freshBucket("dlock", { objectLock: true });
     const prefix = uniquePrefix("dl");

@@ -45,7 +45,7 @@ it("§3.5 classification: a closed port is a retryable connectivity error", asyn
   });
 });
 
-it("issue 16: bytes corrupted in flight fail the GET with `integrity` (checksum kept by MinIO, re-hashed while streaming)", async () => {
+it("bytes corrupted in flight fail the GET with `integrity` (checksum kept by MinIO, re-hashed while streaming)", async () => {
   const proxy = await startFaultProxy(minio().endpoint, (r) =>
     r.kind === "get" ? "flip" : undefined,
   );
@@ -64,7 +64,7 @@ it("issue 16: bytes corrupted in flight fail the GET with `integrity` (checksum 
   }
 });
 
-it("issue 16: Object Lock on a lock-enabled bucket: HEAD shows mode and retain-until; the locked version cannot be deleted", async () => {
+it("Object Lock on a lock-enabled bucket: HEAD shows mode and retain-until; the locked version cannot be deleted", async () => {
   const bucket = await freshBucket("lock", { objectLock: true });
   const store = s3({ bucket });
   const retainUntil = new Date(Math.ceil((Date.now() + 86_400_000) / 1000) * 1000);

@@ -1,5 +1,5 @@
 /**
- * Issue 10 §2 (SPEC §4): a restarted process delivers what a crashed one left.
+ * a restarted process delivers what a crashed one left.
  * Writers are SIGKILLed at random moments while MinIO fails through the proxy;
  * the lease is the default (half a minute), so only "same host, pid not running"
  * lets the next process adopt at once. A drain process that calls flush() right
@@ -44,7 +44,7 @@ interface Drained {
   status: { records: number; pending: number; failed: number; owners: { state: string }[] };
 }
 
-describe("issue 10 §2: adoption of provably dead owners on open", () => {
+describe("adoption of provably dead owners on open", () => {
   it("SIGKILL loop (6 kills, MinIO failing), then one flush right after open delivers every acknowledged record once", async () => {
     const seed = Number(process.env.STOWAGE_CRASH_SEED ?? Date.now() % 100_000);
     const rand = seeded(seed);

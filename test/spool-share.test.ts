@@ -60,7 +60,7 @@ describe("§4 two processes sharing one spool", () => {
     });
   }, 180_000);
 
-  it("§4 issue 10 §2 one is killed: the survivor adopts its unsealed records (its pid is gone: at once); nothing lost or doubled", async () => {
+  it("§4 one is killed: the survivor adopts its unsealed records (its pid is gone: at once); nothing lost or doubled", async () => {
     const spoolPath = spoolFile();
     const prefix = uniquePrefix("share-kill");
     // a never seals (no count, bytes or interval seal): all it acknowledged stays unsealed under its owner id.

@@ -346,7 +346,7 @@ describe("Studio source context (§5.4)", () => {
     }
   });
 
-  it("issue 12 §4 never serves a stowage config file or a credential value, whatever the mode", async () => {
+  it("never serves a stowage config file or a credential value, whatever the mode", async () => {
     writeFileSync(
       join(projectDir, "stowage.config.ts"),
       'export default {\n  s3: {\n    bucket: "b",\n    credentials: {\n      accessKeyId: "AKIAIOSFODNN7EXAMPLE",\n      secretAccessKey: "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY",\n    },\n  },\n};\n',
@@ -376,7 +376,7 @@ describe("Studio source context (§5.4)", () => {
   });
 });
 
-describe("issue 12 §4 an oversized body", () => {
+describe("an oversized body", () => {
   it("§4 a 413 answer closes the keep-alive connection (the client reads the answer, then the end, no reset)", async () => {
     const body = "x".repeat(200_000);
     const head =
@@ -397,7 +397,7 @@ describe("issue 12 §4 an oversized body", () => {
   });
 });
 
-describe("issue 12 §3 cancellation", () => {
+describe("cancellation", () => {
   it("§3 a load whose request closes stops at once (its stalled GET is abandoned) and the next load is not refused as busy", async () => {
     const m = minio();
     const prefix = uniquePrefix("studio-cancel");

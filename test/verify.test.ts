@@ -1,4 +1,4 @@
-// `stowage verify` (issue 16 §3): the real CLI against MinIO — intact objects pass,
+// `stowage verify`: the real CLI against MinIO — intact objects pass,
 // an object overwritten outside Stowage fails with exit 3 naming it, Object Lock is
 // checked against the config, and an unreachable store is exit 1 ("could not verify").
 import { rmSync } from "node:fs";
@@ -27,7 +27,7 @@ function config(prefix: string, o: { bucket?: string; endpoint?: string; lock?: 
 }
 const env = yamlEnv;
 
-describe("issue 16 §3 stowage verify", () => {
+describe("stowage verify", () => {
   it("logger-written objects verify at both depths; one overwritten outside Stowage is exit 3 naming it", async () => {
     const prefix = uniquePrefix("verify");
     const log = createLogger(s3Config(prefix, { maxBatchRecords: 50 }));

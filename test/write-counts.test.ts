@@ -1,5 +1,5 @@
 /**
- * Issue 10 §4 (SPEC §3.2): counts and calls that never lie — hostile Proxy values,
+ * counts and calls that never lie — hostile Proxy values,
  * write() usage errors, a refused timestamp that must not stay pending, the
  * `destinations.sink` key, per-logger levels, child bindings serialised once,
  * and typed `onEvent` events with the retry count in the flush result.
@@ -55,7 +55,7 @@ async function lines(store: ReturnType<typeof local>["store"]) {
   return (await readBack(store, "")).flatMap((o) => o.lines);
 }
 
-describe.each(["memory", "sqlite"] as const)("issue 10 §4 with the %s buffer", (buffer) => {
+describe.each(["memory", "sqlite"] as const)("with the %s buffer", (buffer) => {
   it("a Proxy that throws on every access, as message or data, is stored with the value replaced", async () => {
     const { config, store } = local(buffer);
     const log = createLogger(config);
@@ -107,7 +107,7 @@ describe.each(["memory", "sqlite"] as const)("issue 10 §4 with the %s buffer", 
   });
 });
 
-describe("issue 10 §4 levels and children", () => {
+describe("levels and children", () => {
   it("each logger has its own level: a child keeps the level it was created with (pino semantics)", async () => {
     const { config, store } = local("memory");
     const log = createLogger({ ...(config as object), level: "info" } as Cfg);
@@ -148,7 +148,7 @@ describe("issue 10 §4 levels and children", () => {
   });
 });
 
-describe("issue 10 §4 typed events", () => {
+describe("typed events", () => {
   it("retries, rejections and the latch reach onEvent; the flush result counts retries", async () => {
     let puts = 0;
     const proxy = await startFaultProxy(minio().endpoint, (r) =>

@@ -1,5 +1,5 @@
 /**
- * Reused NDJSON buffers for open batches (issue 10 §5): each accepted line is
+ * Reused NDJSON buffers for open batches: each accepted line is
  * written straight into its batch's buffer (`Buffer#write`, UTF-8), so sealing costs no
  * `lines.join` and no `Buffer.from` copy; the buffer comes back after gzip.
  *

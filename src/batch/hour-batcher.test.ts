@@ -135,7 +135,7 @@ describe("hour batcher", () => {
   });
 });
 
-describe("issue 10 §5 pooled NDJSON buffers", () => {
+describe("pooled NDJSON buffers", () => {
   it("lines written into a pooled buffer give byte-identical bodies to lines.join, across seals and reuse", async () => {
     const { BufferPool } = await import("./buffer-pool.js");
     const { encodeBatch } = await import("./encoder.js");
@@ -164,7 +164,7 @@ describe("issue 10 §5 pooled NDJSON buffers", () => {
   });
 });
 
-describe("issue 10 §5 pooled buffers grow from a small start", () => {
+describe("pooled buffers grow from a small start", () => {
   it("a batch far larger than the first buffer, and a wrong `bytes` hint, still give exact NDJSON", async () => {
     const { BufferPool } = await import("./buffer-pool.js");
     const pool = new BufferPool(200_000, 2);

@@ -54,7 +54,7 @@ export interface HourBatcherOptions {
   now?: () => number;
   /** Arm one unref'd setTimeout that calls tick() at each deadline (default false). */
   timer?: boolean;
-  /** Write lines into pooled NDJSON buffers instead of keeping strings (issue 10 §5). */
+  /** Write lines into pooled NDJSON buffers instead of keeping strings. */
   pool?: BufferPool;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The demo's own directory (issue 13 §3): `stowage demo --dir D` replaces only a
+ * The demo's own directory: `stowage demo --dir D` replaces only a
  * store it created itself, recognised by a marker file; a store an application
  * wrote (no marker) is refused, never deleted.
  */

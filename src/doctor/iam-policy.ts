@@ -3,7 +3,7 @@
  * actions Stowage performs, on exactly the keys it touches. HeadObject has no
  * IAM action of its own: S3 authorises it with s3:GetObject.
  *
- * Exports (issue 11 §3): a `{date}` in the prefix becomes `*` (a policy made today
+ * Exports: a `{date}` in the prefix becomes `*` (a policy made today
  * must work tomorrow); the export's state beside the dated folders — the cursor
  * `_cursor-<export>.json`, the keyset state and the in-progress markers — is
  * named explicitly; and the writer may delete under its own prefix, because a

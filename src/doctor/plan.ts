@@ -73,7 +73,7 @@ function exportTargets(file: LoadedConfigFile, options: PlanOptions): DoctorTarg
 }
 
 /**
- * What `createLogger` checks beyond the schema (issue 13 §4): the redaction
+ * What `createLogger` checks beyond the schema: the redaction
  * compiles (patterns are valid regexes, paths are well formed) and a spool path
  * names a spool file or nothing yet. Read-only: doctor creates no spool.
  */

@@ -58,7 +58,7 @@ export async function probeTarget(
     record(`Endpoint ${describeEndpoint(dest)}`, ok);
   }
   // A local store that does not exist yet is created by the probes: remove it again afterwards,
-  // so doctor in an empty folder leaves nothing behind (issue 13 §3).
+  // so doctor in an empty folder leaves nothing behind.
   const madeByProbe = dest.type === "local" ? topmostMissing(dest.path) : undefined;
   const store = openStore(dest, {
     env: options.env,

@@ -1,5 +1,5 @@
 /**
- * `stowage doctor --source URL` (issue 12 §5): the checks a reader needs on the
+ * `stowage doctor --source URL`: the checks a reader needs on the
  * source that `stowage logs` / `stowage studio` would open, read-only (nothing is
  * written): credentials resolve, the bucket answers, the `<prefix>/v1/` folder lists
  * in order with continuation (§2.4), and GetObject honours If-Match (right ETag

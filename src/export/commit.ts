@@ -1,5 +1,5 @@
 /**
- * The commit phase of a run (SPEC §7.2, issue 11 §3): `manifest-<run_id>.json`
+ * The commit phase of a run (SPEC §7.2): `manifest-<run_id>.json`
  * (create-only), the folder's `manifest.json`, `_SUCCESS` holding its SHA-256,
  * then the incremental cursor, then the in-progress marker goes.
  *

@@ -1,5 +1,5 @@
 /**
- * Nothing orphaned (issue 11 §3): while a run writes, an in-progress marker
+ * Nothing orphaned: while a run writes, an in-progress marker
  * `{stable prefix}/_inprogress-<export>-<run_id>.json` lists every key it may
  * create (its run manifest, then each data object before its upload starts). A
  * run that commits removes its marker; a run that dies leaves it, and the next

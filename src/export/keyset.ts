@@ -1,5 +1,5 @@
 /**
- * Keyset mode (issue 11 §4): pages of `WHERE key > last ORDER BY key LIMIT n`,
+ * Keyset mode: pages of `WHERE key > last ORDER BY key LIMIT n`,
  * each a short query of its own (no long-lived cursor or snapshot), each written
  * to `{export}_{run_id}_{page:06}.{ext}`. After a page's object completed, the
  * state `_keyset-<export>.json` (beside the cursor) records it; a killed run

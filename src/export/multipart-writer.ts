@@ -4,7 +4,7 @@
  * part is a single PUT. SHA-256 and byte count are computed on the way through.
  *
  * Bytes are copied into part-sized buffers taken from a pool of at most
- * `queueSize + 1` (issue 11 §1: a `Buffer.concat` per part and fresh 8 MiB
+ * `queueSize + 1` (a `Buffer.concat` per part and fresh 8 MiB
  * allocations cost more than the copy); a buffer returns to the pool when its
  * upload (retries included) is over.
  *
@@ -16,7 +16,7 @@
  * - after any failure, `abort()` (called by the owner) aborts the multipart upload;
  *   nothing is completed unless `complete()` succeeded;
  * - the writer makes one call per step: retries belong to the store it is given
- *   (the runner passes a `retryingStore`, issue 11 §2).
+ *   (the runner passes a `retryingStore`).
  */
 import { createHash, type Hash } from "node:crypto";
 import { StowageError } from "../shared/errors.js";

@@ -1,5 +1,5 @@
 /**
- * The prepare phase of a run (issue 11 §3, §4): pick the run id (or resume a
+ * The prepare phase of a run: pick the run id (or resume a
  * keyset run), connect to the source *before* touching the bucket's commit
  * files, abort dangling uploads, clean up failed runs, remember the folder's
  * committed state, record the in-progress marker, then remove `_SUCCESS`.

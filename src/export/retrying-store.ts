@@ -1,5 +1,5 @@
 /**
- * The store every export step talks to (issue 11 §2): each call of run,
+ * The store every export step talks to: each call of run,
  * validate and cleanup goes through the one retry policy (`store/retry-policy.ts`)
  * with the export's `max_attempts`, so one 503 on any step — a part, a manifest,
  * `_SUCCESS`, the cursor, a delete, a list — costs a retry, not the run.

@@ -59,7 +59,7 @@ export class RotatingOutput {
   readonly parts: PartRecord[] = [];
   private current: OpenObject | undefined;
   private lastGrowth = 0;
-  /** Part buffers reused from one object to the next (issue 11 §1). */
+  /** Part buffers reused from one object to the next. */
   private readonly pool: Buffer[] = [];
   private reported = 0;
   peakEncoderBytes = 0;

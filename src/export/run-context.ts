@@ -1,7 +1,7 @@
 /**
  * What the stream phase of a run hands each mode (full/incremental, chunked,
  * keyset) and what a mode hands back. Modes depend on this module only, never on
- * the runner, so the runner → mode direction has no cycle (issue 11 §5).
+ * the runner, so the runner → mode direction has no cycle.
  */
 import type { ObjectStore } from "../store/object-store.js";
 import type { RetryPolicyOptions } from "../store/retry-policy.js";

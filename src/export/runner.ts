@@ -1,5 +1,5 @@
 /**
- * Runs one export in three phases (SPEC §7.2, issue 11 §5):
+ * Runs one export in three phases (SPEC §7.2):
  *   prepare (prepare.ts) — run id or keyset resume, source reachable, dangling uploads
  *     aborted, failed runs cleaned up, in-progress marker written, `_SUCCESS` removed;
  *   stream (single.ts / chunked.ts / keyset.ts) — rows → encoder → multipart parts;

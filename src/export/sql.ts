@@ -1,5 +1,5 @@
 /**
- * The one SQL builder of exports (issue 11 §5): every statement a run sends —
+ * The one SQL builder of exports: every statement a run sends —
  * the base query, incremental `> cursor`, chunk bounds and ranges, keyset pages —
  * is assembled here from the export and a dialect. Pure: no I/O, no driver.
  * User queries are wrapped as a derived table (`AS stowage_q`), never edited.

@@ -4,7 +4,7 @@
  * `manifest-<run_id>.json` matches it, and every listed part exists with its
  * size. Full depth also re-downloads every part and re-hashes it.
  * Integrity problems are returned; a store that cannot be read throws.
- * Every storage call is retried under the export's `max_attempts` (issue 11 §2);
+ * Every storage call is retried under the export's `max_attempts`;
  * a manifest naming a path with `..` is an integrity failure, never followed.
  *
  * A folder manifest listing several runs (`runs`, incremental runs on one `{date}`)

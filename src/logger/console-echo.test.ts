@@ -1,5 +1,5 @@
 /**
- * Console echo and caller capture in-process (issue 15 §4; SPEC §3.2): what a terminal
+ * Console echo and caller capture in-process (SPEC §3.2): what a terminal
  * shows for each mode, escaping, a backed-up or broken stream, and `caller: true`.
  */
 import { mkdtempSync, rmSync } from "node:fs";

@@ -4,7 +4,7 @@
  * is done at build time: redaction is compiled, disabled levels are no-ops,
  * `child()` bindings are sanitised, redacted and serialised once.
  *
- * Levels (issue 10 §4): each logger has its own level. A child starts at its
+ * Levels: each logger has its own level. A child starts at its
  * parent's level when created and does not follow later changes (as in pino);
  * `log.level` and the level methods of that same logger never disagree.
  */

@@ -48,7 +48,7 @@ const NEWLINE = 0x0a;
 const RECOVER_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
- * The output of the complete gzip members at the start of `buf` (issue 12 §5: valid
+ * The output of the complete gzip members at the start of `buf` (valid
  * members followed by garbage keep their lines). Null when not even one member decodes.
  */
 function completeMembers(buf: Buffer, maxOutputLength: number): Buffer | null {

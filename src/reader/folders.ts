@@ -1,5 +1,5 @@
 /**
- * The folder tree a range's walk discovers (issue 12 §1): the months, days and
+ * The folder tree a range's walk discovers: the months, days and
  * hours of `<prefix>/v1/YYYY/MM/DD/HH/` that overlap the range, newest first,
  * with what is known about each. Pure data; hour-walk.ts sends the LISTs.
  * Invariants:

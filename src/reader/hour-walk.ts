@@ -1,5 +1,5 @@
 /**
- * The walk over a range's hour folders (SPEC §5.2, issue 12 §1): newest hour first,
+ * The walk over a range's hour folders (SPEC §5.2): newest hour first,
  * with the folders that hold objects discovered before any hour is listed.
  * - a month the range spans ≥ 3 days of is listed once with delimiter "/" (its non-empty days);
  * - a day is listed flat from its first hour in range, one page: when that page holds

@@ -31,7 +31,7 @@ describe("§5.2 immutable-object cache", () => {
     expect(new ObjectCache(0).accepts(1)).toBe(false);
   });
 
-  it("issue 12 §2 an entry costs its bytes plus LINE_HEAP_BYTES per line: short lines are bounded too", () => {
+  it("an entry costs its bytes plus LINE_HEAP_BYTES per line: short lines are bounded too", () => {
     const c = new ObjectCache(4000);
     const lines = Array.from({ length: 20 }, () => "{}");
     c.set("small", "e", { lines, decodedBytes: 60 });

@@ -6,7 +6,7 @@
  *   listed ETag is valid for as long as it is kept; a different ETag is a miss;
  * - the sum of entry costs never exceeds `maxBytes`; an entry costing more than a
  *   quarter of the cache is not kept (it would flush everything else);
- * - an entry costs what it holds in memory (issue 12 §2): its decoded bytes plus
+ * - an entry costs what it holds in memory: its decoded bytes plus
  *   LINE_HEAP_BYTES per line, so objects of very short lines (`{}`) are bounded too.
  */
 import type { SkippedObject } from "./types.js";

@@ -161,7 +161,7 @@ export async function decodeObject(
   // `lines` holds line `base` onwards: the whole object while it may still go to the cache
   // (`keep`), else only the lines of the answer. A line costs its bytes plus LINE_HEAP_BYTES:
   // once the cache could not take the object, lines past the records cut are not decoded,
-  // whatever its `decoded-bytes` metadata said (issue 12 §2).
+  // whatever its `decoded-bytes` metadata said.
   let keep = ctx.cache.accepts(Number.isFinite(declared) ? declared : 0);
   let lines: string[] = [];
   let base = keep ? 0 : startLine;

@@ -170,7 +170,7 @@ export function openSource(url: string, options: OpenSourceOptions = {}): Source
   return new StoreSource(`file://${root}`, open, true, tune);
 }
 
-/** A missing local store is an error, not an empty answer (issue 12 §5). Checked on the first load, not at open. */
+/** A missing local store is an error, not an empty answer. Checked on the first load, not at open. */
 async function checkLocalRoot(root: string): Promise<void> {
   let st;
   try {

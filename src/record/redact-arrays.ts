@@ -1,5 +1,5 @@
 /**
- * Secrets in name/value arrays (issue 13 §2): `node:http`'s `rawHeaders` (a flat
+ * Secrets in name/value arrays: `node:http`'s `rawHeaders` (a flat
  * `[name, value, name, value, …]` list), `[["authorization", "…"]]` header
  * pairs and the `[key, value]` entries of a Map with object keys. When every
  * even element is a header-like name, the value after a sensitive name is redacted.

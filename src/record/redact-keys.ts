@@ -1,5 +1,5 @@
 /**
- * Sensitive key names (§3.3, issue 13 §2): the default table, each entry with
+ * Sensitive key names (§3.3): the default table, each entry with
  * the reason it is there, and the matcher (case styles, compounds, plurals).
  * docs/redaction.md prints the same table.
  */

@@ -1,5 +1,5 @@
 /**
- * Secrets inside free text that the key table cannot see (issue 13 §2): query
+ * Secrets inside free text that the key table cannot see: query
  * parameters and `key=value` pairs with a sensitive name (URLs, query strings,
  * connection strings like `Server=db;Password=…` or `host=db password=…`), and
  * `Basic <base64 user:password>` credentials. Built once per redaction.

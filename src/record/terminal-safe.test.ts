@@ -1,8 +1,8 @@
-/** Terminal escaping of stored text (issue 12 §4). */
+/** Terminal escaping of stored text. */
 import { describe, expect, it } from "vitest";
 import { escapeTerminal } from "./terminal-safe.js";
 
-describe("issue 12 §4 escapeTerminal", () => {
+describe("escapeTerminal", () => {
   it("makes OSC title, CSI clear-screen, carriage return, BEL and C1 controls visible", () => {
     const hostile = "ok\u001b]0;pwned\u0007\u001b[2J\rfake line\u009b31m\u0000\u007f";
     const out = escapeTerminal(hostile);

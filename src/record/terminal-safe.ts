@@ -1,5 +1,5 @@
 /**
- * Terminal-safe text (issue 12 §4): stored strings are printed to a terminal only
+ * Terminal-safe text: stored strings are printed to a terminal only
  * after their control characters are made visible, so a log message cannot set the
  * window title (ESC ] 0 ; … BEL), clear the screen (ESC [ 2 J), overwrite the line
  * before it (\r), or reorder what is shown (bidi overrides).

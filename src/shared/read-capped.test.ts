@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { isStowageError } from "./errors.js";
 import { readCapped } from "./read-capped.js";
 
-// Issue 15 §3: the bounded replacement that the Buffer.concat lint ban names.
+// the bounded replacement that the Buffer.concat lint ban names.
 describe("readCapped", () => {
   it("joins byte and string chunks up to the cap", async () => {
     const body = Readable.from([Buffer.from("ab"), "cd", new Uint8Array([101])]);

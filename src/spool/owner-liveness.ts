@@ -1,5 +1,5 @@
 /**
- * Whether a spool owner is provably dead (issue 10 §2): an owner on this host
+ * Whether a spool owner is provably dead: an owner on this host
  * whose pid is not running — or is running but started at another time (the pid
  * was reused) — is dead now, without waiting for its lease. Owners on other
  * hosts, and owners whose liveness cannot be checked, are judged by their lease.

@@ -1,5 +1,5 @@
 /**
- * Checks on a spool path before and right after it is opened (issue 13 §3): a
+ * Checks on a spool path before and right after it is opened: a
  * directory, a SQLite database that belongs to something else (user tables or
  * a user_version), and a corrupt page (`PRAGMA quick_check`). Each refusal
  * leaves the file untouched and says what to do.

@@ -141,7 +141,7 @@ export function openSpoolDatabase(
   path: string,
   options: { create: boolean; readonly?: boolean },
 ): { db: SqlDatabase; empty: boolean } {
-  checkSpoolPath(path); // issue 13 §3: a directory is a config error, not a raw EISDIR
+  checkSpoolPath(path); // a directory is a config error, not a raw EISDIR
   const existed = existsSync(path) && statSync(path).size > 0;
   if (existsSync(path)) checkHeader(path);
   else if (!options.create) {
@@ -165,9 +165,9 @@ export function openSpoolDatabase(
     throw sqliteFailure(path, err);
   }
   try {
-    checkNotForeign(db, path); // issue 13 §3: user tables / user_version → refused, untouched
+    checkNotForeign(db, path); // user tables / user_version → refused, untouched
     let kind = inspect(db, path);
-    if (existed && kind === "spool") checkIntegrity(db, path); // issue 13 §3: corrupt page
+    if (existed && kind === "spool") checkIntegrity(db, path); // corrupt page
     if (kind === "empty" && options.create && !options.readonly) kind = initialise(db, path);
     if (kind === "spool" && !options.readonly) {
       db.exec("PRAGMA journal_mode = WAL");

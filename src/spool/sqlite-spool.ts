@@ -63,7 +63,7 @@ export class SqliteSpool implements Spool {
   private readonly q: Record<string, SqlStatement>;
   private readonly token: string;
   private closed = false;
-  /** The file, for messages (issue 13 §3: disk full). */
+  /** The file, for messages (disk full). */
   private path = "the spool file";
 
   private constructor(
@@ -158,7 +158,7 @@ export class SqliteSpool implements Spool {
       this.db.exec("COMMIT");
       return out;
     } catch (err) {
-      // issue 13 §3: SQLite may already have rolled back (SQLITE_FULL, IOERR): a second
+      // SQLite may already have rolled back (SQLITE_FULL, IOERR): a second
       // ROLLBACK would hide the real error behind "no transaction is active".
       try {
         this.db.exec("ROLLBACK");

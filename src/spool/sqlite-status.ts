@@ -10,7 +10,7 @@ import { openSpoolDatabase } from "./sqlite-schema.js";
 import { ownerState, type OwnerState } from "./owner-liveness.js";
 import type { SpoolStatus } from "./spool.js";
 
-/** One writer of the spool as `spool status` reports it (issue 10 §2). */
+/** One writer of the spool as `spool status` reports it. */
 export interface SpoolOwnerStatus {
   pid: number;
   host: string;

@@ -1,5 +1,5 @@
 /**
- * The spool worker's loop driven in-process (issue 15 §4; SPEC §3.2, §3.4, §4): the same
+ * The spool worker's loop driven in-process (SPEC §3.2, §3.4, §4): the same
  * WorkerLoop the worker thread runs, on a real SqliteSpool file, its messages captured.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -67,7 +67,7 @@ const decoded = (body: Uint8Array) =>
     .filter(Boolean)
     .map((l) => (JSON.parse(l) as { message: string }).message);
 
-describe("issue 15 §4 WorkerLoop in-process", () => {
+describe("WorkerLoop in-process", () => {
   it("§3.2 acks a committed group, seals on sync, hands the batch out once, and empties the spool after its outcome", async () => {
     const path = spoolPath();
     const w = start(path);

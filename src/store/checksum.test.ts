@@ -14,7 +14,7 @@ async function drain(r: Readable): Promise<Buffer> {
   return Buffer.concat(out);
 }
 
-describe("checksum (issue 16: integrity on every object)", () => {
+describe("checksum (integrity on every object)", () => {
   it("composite checksum equals what MinIO reported for the same two parts", () => {
     const p1 = Buffer.alloc(5 * 1024 * 1024, 1);
     const p2 = Buffer.from("tail");

@@ -57,7 +57,7 @@ it("§3.4 local store: deleting the last key of a folder removes the empty folde
   expect(keys.every((k) => /^x\/y\/k\d+$/.test(k))).toBe(true);
 });
 
-it("issue 16: bytes altered on disk after the write fail the GET with `integrity`", async () => {
+it("bytes altered on disk after the write fail the GET with `integrity`", async () => {
   const root = mkdtempSync(join(tmpdir(), "stowage-local-sum-"));
   const store = new LocalStore({ root });
   await store.put("a/b.txt", "original bytes", { ifNoneMatch: "*" });
@@ -69,7 +69,7 @@ it("issue 16: bytes altered on disk after the write fail the GET with `integrity
   expect(err).toMatchObject({ code: "integrity" });
 });
 
-it("issue 16: an object locked until a future date cannot be deleted; the lock shows on HEAD", async () => {
+it("an object locked until a future date cannot be deleted; the lock shows on HEAD", async () => {
   const store = new LocalStore({ root: mkdtempSync(join(tmpdir(), "stowage-local-lock-")) });
   const retainUntil = new Date(Date.now() + 86_400_000);
   await store.put("l/x.txt", "kept", { objectLock: { mode: "COMPLIANCE", retainUntil } });

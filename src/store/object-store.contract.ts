@@ -118,7 +118,7 @@ export function runObjectStoreContract(
       expect(partial.entries.every((e) => e.size > 0 && e.etag.length > 0)).toBe(true);
     });
 
-    it('§2.4 list with delimiter "/" rolls keys up into folders (issue 12 §1 discovery)', async () => {
+    it('§2.4 list with delimiter "/" rolls keys up into folders', async () => {
       const { store, prefix } = await make();
       for (const n of ["d/01/a", "d/01/b", "d/07/a", "d/x", "d/23/z/y"])
         await store.put(`${prefix}/${n}`, n);
@@ -179,7 +179,7 @@ export function runObjectStoreContract(
       const got = await store.get(key);
       const body = await readAll(got.body);
       expect(body.length).toBe(part1.length + part2.length);
-      // Integrity (issue 16): each part sent with its SHA-256; the object keeps the composite.
+      // Integrity: each part sent with its SHA-256; the object keeps the composite.
       expect(got.checksumSha256).toBe(
         compositeChecksum([sha256Base64(part1), sha256Base64(part2)]),
       );

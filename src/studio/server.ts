@@ -94,7 +94,7 @@ export function createStudioServer(options: StudioServerOptions): Server {
     if (guard) return fail(res, guard);
     const route = `${req.method ?? "GET"} ${url.pathname}`;
     // Aborted when the client goes away before the answer (tab closed, fetch aborted), so
-    // the grant stops its LISTs/GETs at once instead of running to its end (issue 12 §3).
+    // the grant stops its LISTs/GETs at once instead of running to its end.
     const gone = new AbortController();
     res.once("close", () => {
       if (!res.writableFinished) gone.abort();
@@ -192,7 +192,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 }
 
 /**
- * The body up to MAX_BODY_BYTES; past it, a 413 that closes the connection (issue 12 §4):
+ * The body up to MAX_BODY_BYTES; past it, a 413 that closes the connection:
  * the rest is drained (up to DRAIN_BYTES, then the socket is cut) rather than left unread,
  * so the client receives the answer instead of a reset, and no keep-alive socket stalls.
  */

@@ -1,5 +1,5 @@
 /**
- * What source context never shows (issue 12 §4): stowage config files (they may
+ * What source context never shows: stowage config files (they may
  * hold literal credentials), and in any other file, string values assigned to a
  * sensitive key (`secretAccessKey: "…"`, `password = '…'`) or matching the default
  * redaction patterns (bearer tokens, JWTs, AWS key ids, PEM blocks, URL userinfo, cards).

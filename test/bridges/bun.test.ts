@@ -1,5 +1,5 @@
 /**
- * Issue 14 §5: Stowage under Bun (the `bun` npm package's runtime binary): the
+ * Stowage under Bun (the `bun` npm package's runtime binary): the
  * logger with the sqlite buffer (Bun's built-in `node:sqlite`, picked by the
  * spool's driver seam) and with the memory buffer delivers into the real MinIO,
  * then `stowage logs` run by Bun reads the records back.

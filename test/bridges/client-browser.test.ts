@@ -1,5 +1,5 @@
 /**
- * Issue 14 §4 end to end in a real browser: a page served to Chromium uses
+ * end to end in a real browser: a page served to Chromium uses
  * stowage/client (the bundle an app would ship), logs, throws an uncaught
  * error, and navigates away; the records reach the ingestion endpoint on
  * another origin by `sendBeacon` and land in the real MinIO.

@@ -1,5 +1,5 @@
 /**
- * Issue 14 §4: `stowage/client` bundles for the browser (no Node module, no
+ * `stowage/client` bundles for the browser (no Node module, no
  * `process`) under 5 KB min+gzip. The bundle is built here with Vite (rolldown
  * + oxc minifier), as an application's bundler would.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 14 §3: the Express 5, Fastify 5 and Hono 4 adapters on real servers
+ * the Express 5, Fastify 5 and Hono 4 adapters on real servers
  * under concurrent HTTP load from the test, logging into the real MinIO through
  * a counting proxy: one record per request with the route pattern and status,
  * handler logs bound to the request id, §3.3 redaction of query and headers,

@@ -1,5 +1,5 @@
 /**
- * Issue 14 §4: the ingestion endpoint, as a Node handler (node:http) and as a
+ * the ingestion endpoint, as a Node handler (node:http) and as a
  * Fetch handler (Hono on @hono/node-server), writing into the real MinIO:
  * limits, auth, CORS, skew, the origin marker, redaction, and counts.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 14 §2 (`stowage/otel`): the OpenTelemetry SDK's LoggerProvider with a
+ * the OpenTelemetry SDK's LoggerProvider with a
  * BatchLogRecordProcessor and the Stowage exporter, writing into the real MinIO;
  * forceFlush/shutdown report real delivery.
  */

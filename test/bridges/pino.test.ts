@@ -1,5 +1,5 @@
 /**
- * Issue 14 §1 (`stowage/pino`): pino 10 with the stowage transport in a real
+ * pino 10 with the stowage transport in a real
  * child process, against the real MinIO (and a fault proxy for the 503 burst).
  */
 import { spawn } from "node:child_process";

@@ -89,7 +89,7 @@ export function sampleWorkload(
           ...base.data,
           method,
           path,
-          // Some frameworks log the route with its method ("GET /orders/:id"): shown once (issue 12 §6).
+          // Some frameworks log the route with its method ("GET /orders/:id"): shown once.
           ...(i % 3 === 0 ? { route: `${method} ${route}` } : {}),
           status,
           durationMs,

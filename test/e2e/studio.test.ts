@@ -299,7 +299,7 @@ describe("Studio in a browser (§5.4)", () => {
     await poll(() => shown(page)).toBe(records.length);
     await page.click(sel("tab-http"));
     await poll(() => page.locator(sel("http")).textContent()).toContain("requests");
-    // issue 12 §6: some records carry the method in their route field; it is shown once.
+    // some records carry the method in their route field; it is shown once.
     expect(await page.locator(sel("http")).textContent()).toMatch(/(GET|POST|PUT|DELETE) \/orders/);
     expect(await page.locator(sel("http")).textContent()).not.toMatch(
       /\b(GET|POST|PUT|DELETE) \1\b/,
@@ -418,7 +418,7 @@ describe("Studio in a browser (§5.4)", () => {
     await q.locator(sel("source-context")).waitFor({ state: "visible" });
     await search(q, "");
     await q.screenshot({ path: join(SHOTS, "studio-detail-light.png") });
-    // issue 12 §6: a 7-day view, whose axis labels ("11-24 08:00") must not run together.
+    // a 7-day view, whose axis labels ("11-24 08:00") must not run together.
     await q.click(sel("preset-7d"));
     await q.click(sel("load"));
     await poll(() => q.locator(sel("badge")).textContent()).toBe("Partial");

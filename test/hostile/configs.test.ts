@@ -1,4 +1,4 @@
-// Hostile and newcomer configs (issue 13 §4, SPEC §2.0): every mistake gets a message that
+// Hostile and newcomer configs (SPEC §2.0): every mistake gets a message that
 // names it, doctor refuses what createLogger refuses, config errors exit 2, refused database
 // connections get a connection hint, and the library keeps the SDK's Node warning to itself.
 import { spawn } from "node:child_process";

@@ -1,4 +1,4 @@
-// Hostile and newcomer endpoints (issue 13 §1, SPEC §2.1–§2.3): which hosts the policy lets
+// Hostile and newcomer endpoints (SPEC §2.1–§2.3): which hosts the policy lets
 // through, the addressing style a custom endpoint gets, the endpoint the SDK really uses, a
 // missing AWS region, and the B2/Wasabi presets. Requests go to the real MinIO where one is needed.
 import { randomBytes } from "node:crypto";

@@ -1,4 +1,4 @@
-// Files and folders that are not what they seem (issue 13 §3, SPEC §4): a spool path that is a
+// Files and folders that are not what they seem (SPEC §4): a spool path that is a
 // directory, SQLite databases of other applications, a corrupt spool, a real store under
 // `stowage demo --dir`, and doctor in an empty folder. Every refused file is left byte-identical.
 import { createHash } from "node:crypto";

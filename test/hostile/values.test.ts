@@ -1,4 +1,4 @@
-// Hostile values against redaction (issue 13 §2, SPEC §3.3): what applications really log
+// Hostile values against redaction (SPEC §3.3): what applications really log
 // (rawHeaders, header pairs, Maps, URLs, connection strings), the key table both ways, and
 // fast-check properties over the serializer and the real logger (child bindings, Error props).
 import { mkdtempSync } from "node:fs";

@@ -1,4 +1,4 @@
-// Issue 15 §2: the tarball users install. `npm pack`, installed into a scratch project
+// the tarball users install. `npm pack`, installed into a scratch project
 // outside the repository; imports, shipped types, publint/attw, and the CLI from it.
 // Run with `npm run test:package` (builds first); .ci/run runs it.
 import { spawn } from "node:child_process";
@@ -22,7 +22,7 @@ afterAll(() => {
 
 const bin = (name: string) => join(REPO, "node_modules", ".bin", name);
 
-describe("the packed tarball (issue 15 §2)", () => {
+describe("the packed tarball", () => {
   it("holds only bin/, dist/, docs/ and the package files: no tests, benchmarks or sources", () => {
     const stray = s.packed.files.filter(
       (f) => !/^(bin|dist|docs)\//.test(f) && !/^(package\.json|README\.md|LICENSE)$/.test(f),
@@ -143,7 +143,7 @@ describe("the packed tarball (issue 15 §2)", () => {
   });
 });
 
-describe("the installed CLI (issue 15 §2)", () => {
+describe("the installed CLI", () => {
   const npx = (...args: string[]) => run("npx", ["--no", "--", "stowage", ...args], s.dir);
   let studio: ReturnType<typeof spawn> | undefined;
 

@@ -7,7 +7,7 @@
  *   and prints each id on stdout only after its write() resolved (committed). With `max`, stops
  *   after that many (or on SIGTERM), closes, prints `CLOSED <FlushResult JSON>` and exits on its own.
  * - mode "flush-once": one flush() right after createLogger(), then the spool's status, then
- *   close(); prints `DRAINED {flush, status, closed}` (issue 10 §2: a restart delivers at once).
+ *   close(); prints `DRAINED {flush, status, closed}` (a restart delivers at once).
  * - mode "drain": flushes until the spool file holds no records and no pending batch, closes,
  *   prints `DRAINED <JSON>` and exits on its own (no process.exit: a leaked handle hangs the test).
  */

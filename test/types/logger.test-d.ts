@@ -1,4 +1,4 @@
-// Issue 15 §4: type tests of the public logger surface (SPEC §2.0, §3.2), checked by
+// type tests of the public logger surface (SPEC §2.0, §3.2), checked by
 // `vitest --typecheck` (part of `npm test`) against the package's entry file.
 import { describe, expectTypeOf, it } from "vitest";
 import {

@@ -1,4 +1,4 @@
-// Issue 15 §4: type tests of the reader's public session results (SPEC §5.3),
+// type tests of the reader's public session results (SPEC §5.3),
 // `stowage/reader` as a user imports it.
 import { describe, expectTypeOf, it } from "vitest";
 import {

@@ -1,5 +1,5 @@
 /**
- * The runtime-neutral ingestion request cycle (issue 14 §4), shared by the Node
+ * The runtime-neutral ingestion request cycle, shared by the Node
  * and Fetch handlers: method and CORS checks, auth, the body limit, parsing,
  * validation, `Logger.write` per record; the answer says how many records were
  * accepted and why the others were not, and every count is kept in `stats`.

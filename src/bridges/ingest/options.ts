@@ -1,5 +1,5 @@
 /**
- * Ingestion options (issue 14 §4) and their defaults: limits on body bytes,
+ * Ingestion options and their defaults: limits on body bytes,
  * records per request, bytes and fields per record, timestamp skew; the auth
  * hook; the CORS allow-list; the origin marker written into each record.
  */

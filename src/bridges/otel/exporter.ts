@@ -1,6 +1,6 @@
 /**
- * `stowage/otel`: a `LogRecordExporter` for `@opentelemetry/sdk-logs` (issue 14
- * §2). Severity → level, body → message, attributes → data, resource attributes
+ * `stowage/otel`: a `LogRecordExporter` for `@opentelemetry/sdk-logs`.
+ * Severity → level, body → message, attributes → data, resource attributes
  * → service (`service.name`) and bindings, trace and span ids kept. `export`
  * reports success once the logger accepted every record (committed, with the
  * sqlite buffer); `forceFlush`/`shutdown` are the logger's flush/close and

@@ -1,8 +1,8 @@
-/** pino line → Stowage record, in-process (issue 14 §1; issue 15 §4 coverage of the pino bridge's mapping). */
+/** pino line → Stowage record, in-process. */
 import { describe, expect, it } from "vitest";
 import { mapPinoLine, pinoLevel } from "./map-record.js";
 
-describe("issue 14 §1 pino line mapping", () => {
+describe("pino line mapping", () => {
   it("numeric levels map onto Stowage's levels, custom levels fall between", () => {
     expect([10, 20, 25, 30, 40, 50, 60, 70].map(pinoLevel)).toEqual([
       "trace",

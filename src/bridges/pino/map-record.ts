@@ -1,5 +1,5 @@
 /**
- * pino line → Stowage record (issue 14 §1): numeric level → level, `time` →
+ * pino line → Stowage record: numeric level → level, `time` →
  * timestamp, `msg` → message, `err` → error, bindings (pid, hostname, child
  * bindings) → bindings, the call's object → data.
  *

@@ -89,7 +89,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       "also probe provider capabilities for export destinations (always on for logs)",
     )
     .option("--timeout-ms <ms>", "timeout per storage request", "5000")
-    // --- reader source checks (issue 12 §5): the source flags of `logs`/`studio` ---
+    // --- reader source checks: the source flags of `logs`/`studio` ---
     .option("--source <url>", "check what `stowage logs`/`studio` need on this source (read-only)")
     .option("--region <region>", "S3 region (with --source)")
     .option("--endpoint <url>", "S3-compatible endpoint (with --source)")
@@ -106,12 +106,12 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         trustEndpoint: string[];
         capabilities?: boolean;
         timeoutMs: string;
-        source?: string; // issue 12 §5
+        source?: string;
       }) => {
         const timeoutMs = Number(opts.timeoutMs);
         if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
           throw new StowageError("usage", "--timeout-ms must be a positive integer");
-        if (opts.source !== undefined) return sourceDoctor(opts, io, setExit, timeoutMs); // issue 12 §5
+        if (opts.source !== undefined) return sourceDoctor(opts, io, setExit, timeoutMs);
         const files = configFiles(opts.config, io.cwd);
         const { loadDoctorPlan, runDoctor, formatReport } = await import("../../doctor/index.js");
         const exportHook = await loadExportHook();
@@ -135,7 +135,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
     );
 }
 
-// --- reader source checks (issue 12 §5) ---
+// --- reader source checks ---
 /** `stowage doctor --source URL …`: the reader's read-only checks (doctor/source-checks.ts). */
 async function sourceDoctor(
   opts: { source?: string; json?: boolean; trustEndpoint: string[] } & Omit<

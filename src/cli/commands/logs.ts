@@ -85,7 +85,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         cwd: io.cwd,
       });
       // Ctrl-C aborts the grant in flight (its LISTs/GETs stop at once); what was printed
-      // stays, the stats line says what was spent, exit 130 (issue 12 §3).
+      // stays, the stats line says what was spent, exit 130.
       const interrupt = new AbortController();
       const onSigint = () => interrupt.abort();
       process.once("SIGINT", onSigint);
@@ -199,7 +199,7 @@ function print(io: CliIo, result: LoadResult, json: boolean): void {
     a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0,
   );
   let out = "";
-  // Pretty lines go to a terminal: stored control sequences are shown, never executed (issue 12 §4).
+  // Pretty lines go to a terminal: stored control sequences are shown, never executed.
   for (const r of records)
     out += json ? `${JSON.stringify(r)}\n` : `${escapeTerminal(pretty(r))}\n`;
   if (out) io.out(out);

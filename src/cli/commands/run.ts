@@ -2,7 +2,7 @@
  * `stowage run --config export.yaml [--export NAME] [--json] [--cleanup]` (SPEC §7):
  * runs exports one after another. On a TTY a progress line (rows, bytes, rate, parts)
  * is redrawn on stderr; `--json` prints one summary object on stdout. `--cleanup`
- * only deletes what failed runs left (issue 11 §3) and never connects to the database.
+ * only deletes what failed runs left and never connects to the database.
  * Exit 0 all committed, 1 any export failed, 2 config/usage error.
  */
 import type { Command } from "commander";

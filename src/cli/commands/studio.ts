@@ -99,7 +99,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       if (opts.source) {
         url = opts.source;
         options = flags;
-        doctorCommand = doctorForSource(opts.source, opts); // the same source and flags (issue 12 §5)
+        doctorCommand = doctorForSource(opts.source, opts); // the same source and flags
       }
       if (!opts.source || (project !== undefined && hasConfig)) {
         const loaded = await loadProjectConfig({

@@ -95,7 +95,7 @@ export function parquetElement(c: ColumnSpec): SchemaElement {
 
 /**
  * What a pending value costs on the V8 heap, for row-group sizing: the column
- * array's 8-byte slot plus the value's own object. Issue 11 §1: counting a string
+ * array's 8-byte slot plus the value's own object. Counting a string
  * as its length and a bigint as 8 bytes let 50,000-row groups grow to several
  * times `row_group_bytes` of real heap.
  */

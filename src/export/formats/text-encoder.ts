@@ -1,6 +1,6 @@
 /**
  * Shared machinery of the text formats (CSV, NDJSON): each rendered row is
- * written straight into one reused chunk buffer (issue 11 §1: joining strings and
+ * written straight into one reused chunk buffer (joining strings and
  * `Buffer.from` per chunk cost more than the rendering), handed to the sink every
  * `chunkBytes` — through one gzip stream when compressed, because gzip fed one
  * row at a time is 10–20× slower.

@@ -1,5 +1,5 @@
 /**
- * The hint for a database that cannot be reached (issue 13 §4): a refused,
+ * The hint for a database that cannot be reached: a refused,
  * unresolvable or unreachable host gets "is the server running" with the host
  * and port, instead of a hint about the query. Never includes the URL.
  */

@@ -235,7 +235,7 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
           // Abort is checked between round trips (a batch takes milliseconds); closing the
           // cursor under a pending read would leave that read unanswered, so a prefetched
           // read is awaited first. The next batch is requested before this one is handed
-          // out (issue 11 §1): the server and the socket work while the batch is encoded.
+          // out: the server and the socket work while the batch is encoded.
           let next: Promise<{ rows: Row[] }> | undefined;
           try {
             let batch = first.rows;

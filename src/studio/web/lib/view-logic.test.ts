@@ -146,7 +146,7 @@ describe("HTTP view", () => {
     expect(normaliseRoute("/users/01J0ABCDEFGHJKMNPQRSTVWXYZ/x?q=1")).toBe("/users/:id/x");
   });
 
-  it("issue 12 §6 a route field that already carries the method is shown once (not GET GET /orders)", () => {
+  it("a route field that already carries the method is shown once (not GET GET /orders)", () => {
     const s = httpStats(
       rows([
         rec(1, { data: { method: "GET", route: "GET /orders", status: 200, durationMs: 5 } }),
