@@ -45,6 +45,45 @@ describe("values", () => {
     expect(() => decimalToUnscaled("0.125", 2)).toThrow(/more than 2 fraction digits/);
     expect(() => decimalToUnscaled("NaN", 2)).toThrow(/cannot be represented/);
   });
+
+  it("§7.2 decimals: the plain-shape fast path agrees with exact string arithmetic", () => {
+    const cases = [
+      "-0.00",
+      "0",
+      ".5",
+      "5.",
+      "-12.3",
+      "9007199254740991",
+      "90071992547409.93",
+      "-",
+      ".",
+    ];
+    for (let k = 0; k < 5000; k++) {
+      const int = String(Math.floor(Math.random() * 10 ** (k % 17)));
+      const frac = String(Math.floor(Math.random() * 10 ** (k % 7))).padStart(k % 7, "0");
+      cases.push(`${k % 2 ? "-" : ""}${int}${frac ? "." + frac : ""}`);
+    }
+    for (const t of cases) {
+      for (const scale of [0, 2, 6, 10]) {
+        const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(t)!;
+        const fracDigits = m[3] ?? "";
+        let expected: bigint | string;
+        if (m[2] === "" && fracDigits === "") expected = "error";
+        else if (fracDigits.replace(/0+$/, "").length > scale) expected = "error";
+        else {
+          const digits = m[2]! + fracDigits.padEnd(scale, "0").slice(0, scale);
+          expected = BigInt(digits || "0") * (m[1] ? -1n : 1n);
+        }
+        let actual: bigint | string;
+        try {
+          actual = decimalToUnscaled(t, scale);
+        } catch {
+          actual = "error";
+        }
+        expect([t, scale, actual]).toEqual([t, scale, expected]);
+      }
+    }
+  });
 });
 
 describe("timestamp fast path", () => {

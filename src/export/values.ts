@@ -130,18 +130,31 @@ function pad(n: number, width: number): string {
   return String(n).padStart(width, "0");
 }
 
+/** "00"…"99": two-digit fields without padStart (the text formats' hot path). */
+const D2 = Array.from({ length: 100 }, (_, i) => (i < 10 ? "0" : "") + String(i));
+
+/** The last day formatted: a batch's timestamps mostly share their day. */
+let lastDay = NaN;
+let lastDayText = "";
+
 /** `YYYY-MM-DD` of a day number (years before 1 or after 9999 use a sign, as ISO 8601 allows). */
 export function formatDate(days: number): string {
+  if (days === lastDay) return lastDayText;
   const [y, m, d] = civilFromDays(days);
-  const year = y >= 0 && y <= 9999 ? pad(y, 4) : (y < 0 ? "-" : "+") + pad(Math.abs(y), 6);
-  return `${year}-${pad(m, 2)}-${pad(d, 2)}`;
+  const year =
+    y >= 0 && y <= 9999
+      ? D2[Math.floor(y / 100)]! + D2[y % 100]!
+      : (y < 0 ? "-" : "+") + pad(Math.abs(y), 6);
+  lastDayText = `${year}-${D2[m]!}-${D2[d]!}`;
+  lastDay = days;
+  return lastDayText;
 }
 
 /**
- * ISO-8601 text of microseconds since the epoch; `utc` appends `Z`.
+ * ISO-8601 text of microseconds since the epoch (a bigint, or a safe-integer number); `utc` appends `Z`.
  * @example formatTimestamp(1704161045500000n, true) // "2024-01-02T02:04:05.500000Z"
  */
-export function formatTimestamp(micros: bigint, utc: boolean): string {
+export function formatTimestamp(micros: bigint | number, utc: boolean): string {
   let dayNumber: number;
   let r: number;
   const asNumber = Number(micros);
@@ -149,8 +162,9 @@ export function formatTimestamp(micros: bigint, utc: boolean): string {
     dayNumber = Math.floor(asNumber / 86_400_000_000);
     r = asNumber - dayNumber * 86_400_000_000;
   } else {
-    let days = micros / MICROS_PER_DAY;
-    let rest = micros % MICROS_PER_DAY;
+    const big = BigInt(micros);
+    let days = big / MICROS_PER_DAY;
+    let rest = big % MICROS_PER_DAY;
     if (rest < 0n) {
       rest += MICROS_PER_DAY;
       days -= 1n;
@@ -160,8 +174,8 @@ export function formatTimestamp(micros: bigint, utc: boolean): string {
   }
   const secs = Math.floor(r / 1_000_000);
   const frac = r % 1_000_000;
-  const time = `${pad(Math.floor(secs / 3600), 2)}:${pad(Math.floor(secs / 60) % 60, 2)}:${pad(secs % 60, 2)}`;
-  return `${formatDate(dayNumber)}T${time}${frac ? "." + pad(frac, 6) : ""}${utc ? "Z" : ""}`;
+  const time = `${D2[Math.floor(secs / 3600)]!}:${D2[Math.floor(secs / 60) % 60]!}:${D2[secs % 60]!}`;
+  return `${formatDate(dayNumber)}T${time}${frac ? "." + String(1_000_000 + frac).slice(1) : ""}${utc ? "Z" : ""}`;
 }
 
 /**
@@ -169,6 +183,8 @@ export function formatTimestamp(micros: bigint, utc: boolean): string {
  * @example decimalToUnscaled("-12.5", 2) // -1250n
  */
 export function decimalToUnscaled(text: string, scale: number): bigint {
+  const fast = plainDecimalUnscaled(text, scale);
+  if (fast !== undefined) return BigInt(fast);
   const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
   if (!m || (m[2] === "" && !m[3])) throw notRepresentable(text, "decimal");
   let digits = (m[2] ?? "") + (m[3] ?? "");
@@ -190,6 +206,32 @@ export function decimalToUnscaled(text: string, scale: number): bigint {
   }
   const v = BigInt(digits || "0");
   return m[1] === "-" ? -v : v;
+}
+
+/**
+ * The common shape `[-]digits[.digits]` with at most `scale` fraction digits and a
+ * result below 2^53, without regex or string building; anything else is undefined.
+ */
+function plainDecimalUnscaled(t: string, scale: number): number | undefined {
+  const n = t.length;
+  let i = t.charCodeAt(0) === 45 ? 1 : 0;
+  if (i === n) return undefined;
+  let v = 0;
+  let frac = -1;
+  for (; i < n; i++) {
+    const c = t.charCodeAt(i);
+    if (c === 46 && frac < 0) frac = 0;
+    else if (c >= 48 && c <= 57) {
+      v = v * 10 + (c - 48);
+      if (frac >= 0) frac++;
+    } else return undefined;
+  }
+  if (frac === 0 || (frac < 0 && t.charCodeAt(n - 1) === 45)) return undefined;
+  const digits = frac < 0 ? 0 : frac;
+  if (digits > scale || scale - digits > 15) return undefined;
+  v *= 10 ** (scale - digits);
+  if (!Number.isSafeInteger(v)) return undefined;
+  return t.charCodeAt(0) === 45 ? -v : v;
 }
 
 /** Compares two cursor values of the same kind (numbers, bigints, decimal text, strings). */

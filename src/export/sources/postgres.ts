@@ -1,10 +1,15 @@
 /**
- * PostgreSQL source: `pg` + `pg-cursor` server-side cursor (rows fetched
- * `batchSize` at a time, never the whole result), text-format values parsed into
- * the portable kinds (int8 → bigint, numeric → exact text, timestamps → µs).
+ * PostgreSQL source. A query without bound parameters whose columns all have a
+ * binary decoder streams through `COPY (query) TO STDOUT (FORMAT binary)`
+ * (`pg-copy.ts`: no per-row protocol parsing, no text round trip for numbers and
+ * timestamps); any other query reads through a `pg-cursor` server-side cursor (rows
+ * fetched `batchSize` at a time, never the whole result), text-format values parsed
+ * into the portable kinds (int8 → bigint, numeric → exact text, timestamps → µs).
+ * Both hand out the same values for the same column.
  */
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { connectionHint } from "./connect-hint.js";
+import { copyDecoders, copyRows, type CopyClient } from "./pg-copy.js";
 import { StowageError } from "../../shared/errors.js";
 import { dateTextToIso, parseDateText, parseTimestampText, timestampTextToIso } from "../values.js";
 import type {
@@ -138,11 +143,23 @@ function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
   });
 }
 
+export interface PostgresOptions {
+  /** Read parameterless queries through binary COPY when every column can be decoded (default true). */
+  copy?: boolean;
+}
+
+/** A statement without its trailing semicolons, so it can be nested. */
+const nestable = (sql: string) => sql.replace(/[\s;]+$/, "");
+
 /**
  * Opens a PostgreSQL connection.
  * @example const src = await openPostgres("postgres://postgres@127.0.0.1/test");
  */
-export async function openPostgres(url: string, connectTimeoutMs = 10_000): Promise<Source> {
+export async function openPostgres(
+  url: string,
+  connectTimeoutMs = 10_000,
+  pgOptions: PostgresOptions = {},
+): Promise<Source> {
   const { default: pg } = await import("pg");
   const { default: Cursor } = await import("pg-cursor");
   const client = new pg.Client({
@@ -161,12 +178,28 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
     throw pgError(err, "connecting");
   }
   let closed = false;
+  let inTransaction = false;
+  /** The query's columns (a `LIMIT 0` run), or undefined when it cannot be nested and the cursor should run it. */
+  const describe = async (sql: string): Promise<PgField[] | undefined> => {
+    try {
+      const res = await client.query({
+        text: `SELECT * FROM (${sql}) AS stowage_q LIMIT 0`,
+        rowMode: "array",
+      });
+      return res.fields as PgField[];
+    } catch (err) {
+      if (inTransaction || lostError !== undefined)
+        throw pgError(lostError ?? err, "running the query");
+      return undefined; // the cursor runs it as written and reports its own error
+    }
+  };
   return {
     type: "postgres",
     quoteIdent: (n) => client.escapeIdentifier(n),
     placeholder: (i) => `$${i}`,
     async exportSnapshot() {
       try {
+        inTransaction = true;
         await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
         return (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!
           .id;
@@ -176,6 +209,7 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
     },
     async importSnapshot(id: string) {
       try {
+        inTransaction = true;
         await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
         await client.query(`SET TRANSACTION SNAPSHOT ${client.escapeLiteral(id)}`);
       } catch (err) {
@@ -183,13 +217,41 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
       }
     },
     async query(sql: string, params: QueryParam[], options: QueryOptions): Promise<RowStream> {
+      if (pgOptions.copy !== false && params.length === 0) {
+        const inner = nestable(sql);
+        const fields = await describe(inner);
+        const decoders =
+          fields && copyDecoders(fields, options.textValues === true, options.typedColumns ?? []);
+        if (fields && decoders)
+          return copyRows(
+            client as unknown as CopyClient,
+            inner,
+            fields.map(pgColumn),
+            decoders,
+            options,
+            (err, doing) => pgError(lostError ?? err, doing),
+          );
+      }
       const values = params.map((p) => (typeof p === "bigint" ? p.toString() : p));
-      const cursor = client.query(
-        new Cursor(sql, values, {
-          rowMode: "array",
-          types: options.textValues ? textParsers : typeParsers,
-        }),
-      );
+      // A value the portable kinds cannot hold (an infinite date) makes its parser throw inside
+      // the driver's socket handler: kept here and rejected from the read, never thrown there.
+      let unparsable: unknown;
+      const parsers = options.textValues ? textParsers : typeParsers;
+      const guarded = {
+        getTypeParser(oid: number): Parser {
+          const parse = parsers.getTypeParser(oid);
+          if (parse === identity) return parse;
+          return (t) => {
+            try {
+              return parse(t);
+            } catch (err) {
+              unparsable ??= err;
+              return null;
+            }
+          };
+        },
+      };
+      const cursor = client.query(new Cursor(sql, values, { rowMode: "array", types: guarded }));
       let fixups: [number, Parser][] = [];
       const fix = (rows: Row[]): Row[] => {
         for (const [i, parse] of fixups)
@@ -203,6 +265,7 @@ export async function openPostgres(url: string, connectTimeoutMs = 10_000): Prom
         new Promise<{ rows: Row[]; fields: PgField[] }>((resolve, reject) => {
           cursor.read(n, (err, rows, result) => {
             if (err) return reject(pgError(lostError ?? err, doing));
+            if (unparsable !== undefined) return reject(pgError(unparsable, doing));
             const fields = (result as unknown as { fields: PgField[] }).fields ?? [];
             try {
               if (options.textValues && fields.length && !fixups.length)
