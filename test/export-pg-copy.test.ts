@@ -181,6 +181,45 @@ describe("what binary COPY leaves to the cursor, and its stream's life", () => {
     expect((await readAll(copy, `SELECT 6 AS six`)).rows).toEqual([[6]]);
   });
 
+  it("a backend terminated mid-COPY is a lost connection with the re-run hint, thrown from the stream", async () => {
+    const app = `stowage_copykill_${Math.random().toString(16).slice(2, 10)}`;
+    const src = await openPostgres(`${PG_URL}?application_name=${app}`);
+    try {
+      const stream = await src.query(
+        `SELECT g AS id, repeat(md5(g::text), 3) AS payload,
+           CASE WHEN g % 50000 = 0 THEN length(pg_sleep(0.2)::text) ELSE 0 END AS pause
+         FROM generate_series(1, 2000000) g`,
+        [],
+        { batchSize: 1000 },
+      );
+      let seen = 0;
+      const err = await (async () => {
+        for await (const b of stream) {
+          if (seen === 0) {
+            const killed = await pgExec<{ ok: boolean }>(
+              // Only a backend running the COPY matches: this test is about that path.
+              "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'COPY (%'",
+              [app],
+            );
+            expect(killed).toEqual([{ ok: true }]);
+          }
+          seen += b.length;
+        }
+      })().then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(isStowageError(err, "source")).toBe(true);
+      expect(err?.message).toMatch(
+        /the PostgreSQL connection was lost while reading rows: (terminating connection due to administrator command|write EPIPE|read ECONNRESET|Connection terminated)/,
+      );
+      expect((err as { hint?: string }).hint).toContain("re-run the export");
+      expect(seen).toBeLessThan(2_000_000);
+    } finally {
+      await src.close();
+    }
+  });
+
   it("a missing table fails at the query, as through the cursor", async () => {
     const err = await copy.query(`SELECT * FROM no_such_table_pgcopy`, [], { batchSize: 10 }).then(
       () => undefined,
