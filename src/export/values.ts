@@ -212,7 +212,7 @@ export function decimalToUnscaled(text: string, scale: number): bigint {
  * The common shape `[-]digits[.digits]` with at most `scale` fraction digits and a
  * result below 2^53, without regex or string building; anything else is undefined.
  */
-function plainDecimalUnscaled(t: string, scale: number): number | undefined {
+export function plainDecimalUnscaled(t: string, scale: number): number | undefined {
   const n = t.length;
   let i = t.charCodeAt(0) === 45 ? 1 : 0;
   if (i === n) return undefined;

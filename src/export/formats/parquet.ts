@@ -1,20 +1,22 @@
 /**
- * Parquet through hyparquet-writer: rows are gathered column-wise and written
- * as a row group whenever `rowGroupRows` rows or ~`rowGroupBytes` of raw values
- * are pending; encoded bytes leave for the sink every `chunkBytes` (a draining
- * ByteWriter), so memory holds at most one row group plus one chunk.
- * Codecs: zstd (default, wasm), snappy (built in), gzip (node zlib), none.
+ * Parquet: rows are gathered column-wise and written as a row group whenever
+ * `rowGroupRows` rows or ~`rowGroupBytes` of raw values are pending, each column
+ * chunk by `parquet-chunk.ts` (one page, PLAIN or dictionary); hyparquet-writer
+ * writes the file around them (magic, footer metadata). Encoded bytes leave for the
+ * sink every `chunkBytes` (a draining ByteWriter), so memory holds at most one row
+ * group plus one chunk. Codecs: zstd (default, wasm), snappy (built in), gzip (node
+ * zlib), none.
  */
 import { gzipSync } from "node:zlib";
 import { ByteWriter, ParquetWriter } from "hyparquet-writer";
+import { snappyCompress } from "hyparquet-writer/src/snappy.js";
 import type { ColumnSpec, Row } from "../sources/source.js";
-import { decimalToUnscaled } from "../values.js";
 import type { ByteSink, Encoder, Format, FormatOptions } from "./format.js";
+import { ChunkWriter, type ChunkColumn, type Codec, type Compressor } from "./parquet-chunk.js";
 
 /** The writer's own schema element type (hyparquet-writer pins its own hyparquet). */
 type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]["schema"][number];
-type Codec = "ZSTD" | "SNAPPY" | "GZIP" | "UNCOMPRESSED";
-type Compressor = (input: Uint8Array) => Uint8Array;
+type RowGroup = ParquetWriter["row_groups"][number];
 
 let zstdReady: Promise<Compressor> | undefined;
 /** Loads the zstd wasm once per process (level 3, the zstd CLI default). */
@@ -132,39 +134,47 @@ class DrainingWriter extends ByteWriter {
   }
 }
 
+/** The chunk layout of a column from its schema element. */
+function chunkColumn(c: ColumnSpec, e: SchemaElement): ChunkColumn {
+  return {
+    name: c.name,
+    kind: c.kind,
+    physical: e.type as ChunkColumn["physical"],
+    scale: e.converted_type === "DECIMAL" ? (e.scale ?? 0) : undefined,
+    typeLength: e.type_length,
+  };
+}
+
 class ParquetEncoder implements Encoder {
   private cols: unknown[][];
   private rows = 0;
   private rawBytes = 0;
   private readonly writer: DrainingWriter;
   private readonly pq: ParquetWriter;
-  private readonly decimalScale: (number | undefined)[];
+  private readonly layout: ChunkColumn[];
+  private readonly chunks: ChunkWriter;
   peakBufferedBytes = 0;
 
   constructor(
     private readonly columns: ColumnSpec[],
     private readonly sink: ByteSink,
     codec: Codec,
-    compressors: Partial<Record<Codec, Compressor>>,
+    compressor: Compressor | undefined,
     private readonly rowGroupRows: number,
     private readonly rowGroupBytes: number,
     private readonly chunkBytes: number,
   ) {
     this.cols = columns.map(() => []);
-    const schema: SchemaElement[] = [
-      { name: "root", num_children: columns.length },
-      ...columns.map(parquetElement),
-    ];
-    this.decimalScale = schema
-      .slice(1)
-      .map((e) => (e.converted_type === "DECIMAL" ? (e.scale ?? 0) : undefined));
+    const elements = columns.map(parquetElement);
+    const schema: SchemaElement[] = [{ name: "root", num_children: columns.length }, ...elements];
+    this.layout = columns.map((c, i) => chunkColumn(c, elements[i]!));
+    this.chunks = new ChunkWriter(codec, compressor);
     this.writer = new DrainingWriter(chunkBytes, () => this.note());
     const kv = [{ key: "stowage.columns", value: JSON.stringify(columns) }];
     this.pq = new ParquetWriter({
       writer: this.writer,
       schema,
       codec,
-      compressors,
       kvMetadata: kv,
       createdBy: "stowage",
     });
@@ -204,16 +214,19 @@ class ParquetEncoder implements Encoder {
   private async flushGroup(): Promise<void> {
     if (this.rows === 0) return;
     this.note();
-    const columnData = this.columns.map((c, i) => {
-      const scale = this.decimalScale[i];
-      const data =
-        scale === undefined
-          ? this.cols[i]!
-          : this.cols[i]!.map((v) => (v === null ? null : decimalToUnscaled(v as string, scale)));
-      return { name: c.name, data };
-    });
-    const rows = this.rows;
-    await this.pq.write({ columnData, rowGroupSize: rows });
+    const w = this.writer;
+    const start = w.offset;
+    const columns = this.layout.map((col, i) => this.chunks.write(w, col, this.cols[i]!));
+    let total = 0n;
+    for (const c of columns) total += c.meta_data.total_uncompressed_size;
+    const group = {
+      columns,
+      total_byte_size: total,
+      num_rows: BigInt(this.rows),
+      total_compressed_size: BigInt(w.offset - start),
+    };
+    this.pq.row_groups.push(group as unknown as RowGroup);
+    this.pq.num_rows += BigInt(this.rows);
     this.cols = this.columns.map(() => []);
     this.rows = 0;
     this.rawBytes = 0;
@@ -254,14 +267,19 @@ export function parquetFormat(options: FormatOptions): Format {
     extension: "parquet",
     contentType: "application/vnd.apache.parquet",
     async createEncoder(columns, sink) {
-      const compressors: Partial<Record<Codec, Compressor>> = {};
-      if (codec === "ZSTD") compressors.ZSTD = await zstd();
-      if (codec === "GZIP") compressors.GZIP = (input) => gzipSync(input);
+      const compressor: Compressor | undefined =
+        codec === "ZSTD"
+          ? await zstd()
+          : codec === "GZIP"
+            ? (input) => gzipSync(input)
+            : codec === "SNAPPY"
+              ? snappyCompress
+              : undefined;
       return new ParquetEncoder(
         columns,
         sink,
         codec,
-        compressors,
+        compressor,
         options.rowGroupRows ?? 10_000,
         options.rowGroupBytes ?? 32 * 1024 * 1024,
         options.chunkBytes ?? 1024 * 1024,
