@@ -45,10 +45,23 @@ export interface WrittenChunk {
   };
 }
 
+/** `Buffer#utf8Write` (Node's unchecked form of `write`), where the runtime has it. */
+type Utf8Write = (this: Buffer, s: string, offset: number) => number;
+const utf8Write: Utf8Write =
+  (Buffer.prototype as unknown as { utf8Write?: Utf8Write }).utf8Write ??
+  function (this: Buffer, str: string, offset: number) {
+    return this.write(str, offset);
+  };
+
 /** A growable byte buffer reused across chunks. */
 class Scratch {
-  buf = Buffer.allocUnsafe(1 << 16);
+  buf = Buffer.allocUnsafe(1 << 12);
+  view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   pos = 0;
+  /** BOOLEAN values written (bit-packed). */
+  bits = 0;
+  /** Every string written was ASCII. */
+  ascii = true;
   reserve(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     let size = this.buf.length * 2;
@@ -56,6 +69,7 @@ class Scratch {
     const next = Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
+    this.view = new DataView(next.buffer, next.byteOffset, next.length);
   }
   bytes(): Buffer {
     return this.buf.subarray(0, this.pos);
@@ -75,11 +89,12 @@ function unscaled(text: string, scale: number): number | bigint {
 
 /** Little-endian int64 of a safe integer or a bigint. */
 function putInt64(s: Scratch, v: number | bigint): void {
-  if (typeof v === "bigint") s.buf.writeBigInt64LE(v, s.pos);
+  const n = typeof v === "bigint" ? Number(v) : v;
+  if (typeof v === "bigint" && !Number.isSafeInteger(n)) s.view.setBigInt64(s.pos, v, true);
   else {
-    const hi = Math.floor(v / 4294967296);
-    s.buf.writeUInt32LE(v - hi * 4294967296, s.pos);
-    s.buf.writeInt32LE(hi, s.pos + 4);
+    const hi = Math.floor(n / 4294967296);
+    s.view.setUint32(s.pos, n - hi * 4294967296, true);
+    s.view.setInt32(s.pos + 4, hi, true);
   }
   s.pos += 8;
 }
@@ -94,99 +109,231 @@ function putFixedDecimal(s: Scratch, v: bigint, len: number): void {
   s.pos += len;
 }
 
-/** A column chunk writer; one per encoder, reused for every row group. */
-export class ChunkWriter {
-  private readonly values = new Scratch();
-  private readonly levels = new Scratch();
+/** Appends one non-NULL value to the PLAIN bytes; returns the value its statistics compare. */
+type PlainWriter = (s: Scratch, v: unknown) => unknown;
+
+/** The PLAIN writer of a column's physical type (decimal text becomes its unscaled integer). */
+function plainWriter(col: ChunkColumn): PlainWriter {
+  const scale = col.scale;
+  switch (col.physical) {
+    case "INT32":
+      return scale === undefined
+        ? (s, v) => {
+            s.reserve(4);
+            s.view.setInt32(s.pos, v as number, true);
+            s.pos += 4;
+            return v;
+          }
+        : (s, v) => {
+            const u = Number(unscaled(v as string, scale));
+            s.reserve(4);
+            s.view.setInt32(s.pos, u, true);
+            s.pos += 4;
+            return u;
+          };
+    case "INT64":
+      return (s, v) => {
+        const u =
+          scale !== undefined
+            ? unscaled(v as string, scale)
+            : typeof v === "number"
+              ? BigInt(v)
+              : (v as bigint);
+        s.reserve(8);
+        putInt64(s, u);
+        return u;
+      };
+    case "DOUBLE":
+      return (s, v) => {
+        s.reserve(8);
+        s.view.setFloat64(s.pos, v as number, true);
+        s.pos += 8;
+        return Number.isNaN(v) ? undefined : v; // NaN takes no part in min/max
+      };
+    case "FIXED_LEN_BYTE_ARRAY": {
+      const len = col.typeLength!;
+      return (s, v) => {
+        s.reserve(len);
+        putFixedDecimal(s, decimalToUnscaled(v as string, scale ?? 0), len);
+        return undefined;
+      };
+    }
+    case "BYTE_ARRAY":
+      return col.kind === "bytes"
+        ? (s, v) => {
+            const b = v as Uint8Array;
+            s.reserve(4 + b.length);
+            s.view.setUint32(s.pos, b.length, true);
+            s.buf.set(b, s.pos + 4);
+            s.pos += 4 + b.length;
+            return undefined;
+          }
+        : (s, v) => {
+            const str = v as string;
+            s.reserve(4 + 3 * str.length);
+            const len = utf8Write.call(s.buf, str, s.pos + 4);
+            s.view.setUint32(s.pos, len, true);
+            s.pos += 4 + len;
+            s.ascii &&= len === str.length;
+            return str;
+          };
+    case "BOOLEAN":
+      return (s, v) => {
+        const bit = s.bits++;
+        if ((bit & 7) === 0) {
+          s.reserve(1);
+          s.buf[s.pos++] = 0;
+        }
+        if (v) s.buf[s.pos - 1]! |= 1 << (bit & 7);
+        return v ? 1 : 0;
+      };
+  }
+}
+
+/**
+ * The chunk of one column for the row group being gathered: values are encoded as
+ * they arrive (so rows die young and the heap stays flat), a dictionary is kept
+ * beside the PLAIN bytes while it may still pay off, and `writeTo` emits the chunk
+ * and starts the next.
+ */
+export class ColumnChunkBuilder {
+  private readonly plain = new Scratch();
+  private readonly encode: PlainWriter;
+  private defs = new Uint8Array(1024);
+  private rows = 0;
+  private nulls = 0;
+  private min: unknown = undefined;
+  private max: unknown = undefined;
+  private readonly dictionaryKind: boolean;
+  private index: Map<unknown, number> | undefined;
+  private dictValues: unknown[] = [];
+  private indexes = new Int32Array(1024);
+  private readonly dictionaryLimit: number;
+  /** Statistics are kept for this column (its bytes order as its values do). */
+  private readonly ordered: boolean;
 
   constructor(
-    private readonly codec: Codec,
-    private readonly compress: Compressor | undefined,
-  ) {}
+    readonly col: ChunkColumn,
+    maxRows: number,
+  ) {
+    this.encode = plainWriter(col);
+    this.dictionaryKind =
+      (col.physical === "BYTE_ARRAY" && col.kind !== "bytes") ||
+      (col.physical === "INT32" && col.scale === undefined);
+    this.dictionaryLimit = Math.max(16, Math.floor(maxRows * DICTIONARY_SHARE));
+    this.ordered =
+      col.physical !== "FIXED_LEN_BYTE_ARRAY" && col.kind !== "bytes" && col.kind !== "json";
+    this.reset();
+  }
 
-  /**
-   * Writes `data` (one value per row, null for NULL) as the chunk of `col` at the
-   * writer's offset and returns its metadata.
-   */
-  write(writer: Writer, col: ChunkColumn, data: unknown[]): WrittenChunk {
-    const n = data.length;
-    const start = writer.offset;
-    const defs = new Uint8Array(n);
-    let nulls = 0;
-    for (let i = 0; i < n; i++) {
-      if (data[i] === null || data[i] === undefined) nulls++;
-      else defs[i] = 1;
+  /** Encoded bytes pending (PLAIN values and levels). */
+  get bytes(): number {
+    return this.plain.pos + this.rows;
+  }
+
+  add(v: unknown): void {
+    const r = this.rows++;
+    if (r === this.defs.length) this.defs = grow(this.defs);
+    if (v === null || v === undefined) {
+      this.defs[r] = 0;
+      this.nulls++;
+      return;
     }
-    const nonNull = n - nulls;
+    this.defs[r] = 1;
+    const cmp = this.encode(this.plain, v);
+    if (this.ordered && cmp !== undefined) {
+      if (this.min === undefined || lessThan(cmp, this.min)) this.min = cmp;
+      if (this.max === undefined || lessThan(this.max, cmp)) this.max = cmp;
+    }
+    const index = this.index;
+    if (index === undefined) return;
+    let at = index.get(v);
+    if (at === undefined) {
+      if (this.dictValues.length >= this.dictionaryLimit) {
+        this.index = undefined; // too many distinct values: PLAIN it is
+        return;
+      }
+      at = this.dictValues.length;
+      index.set(v, at);
+      this.dictValues.push(v);
+    }
+    const k = r - this.nulls;
+    if (k === this.indexes.length) this.indexes = grow(this.indexes);
+    this.indexes[k] = at;
+  }
+
+  /** Writes the chunk at the writer's offset, returns its metadata, and starts an empty chunk. */
+  writeTo(writer: Writer, codec: Codec, compress: Compressor | undefined): WrittenChunk {
+    const start = writer.offset;
+    const n = this.rows;
+    const nonNull = n - this.nulls;
+    const dict =
+      this.index !== undefined &&
+      nonNull >= 16 &&
+      this.dictValues.length <= nonNull * DICTIONARY_SHARE;
     let uncompressed = 0;
     let dictionaryOffset: bigint | undefined;
-    const dict = this.dictionary(col, data, nonNull);
-    let encoding: "PLAIN" | "RLE_DICTIONARY" = "PLAIN";
-    const s = this.values;
-    const stats = { min: undefined as unknown, max: undefined as unknown, exact: true };
+    let values: Buffer = this.plain.bytes();
     if (dict) {
-      // The dictionary page: its distinct values, PLAIN.
-      s.pos = 0;
-      this.plain(col, dict.values, stats);
+      const d = new Scratch();
+      for (const v of this.dictValues) this.encode(d, v);
       dictionaryOffset = BigInt(writer.offset);
-      uncompressed += this.page(writer, s.bytes(), {
+      uncompressed += writePage(writer, d.bytes(), compress, {
         type: "DICTIONARY_PAGE",
-        uncompressed_page_size: s.pos,
+        uncompressed_page_size: d.pos,
         compressed_page_size: 0,
-        dictionary_page_header: { num_values: dict.values.length, encoding: "PLAIN" },
+        dictionary_page_header: { num_values: this.dictValues.length, encoding: "PLAIN" },
       });
-      encoding = "RLE_DICTIONARY";
+      const idx = new Scratch();
+      const used = this.indexes.subarray(0, nonNull);
+      const maxIndex = this.dictValues.length - 1;
+      const bitWidth = maxIndex <= 0 ? 0 : 32 - Math.clz32(maxIndex);
+      idx.buf[idx.pos++] = bitWidth;
+      writeRleBitPackedHybrid(levelWriter(idx, true), used, bitWidth);
+      values = idx.bytes();
     }
-    // Definition levels (max level 1), uncompressed as DATA_PAGE_V2 requires.
-    const lw = levelWriter(this.levels);
-    writeRleBitPackedHybrid(lw, defs, 1);
-    const levelBytes = this.levels.bytes();
-    s.pos = 0;
-    if (dict) {
-      let max = 0;
-      for (let i = 0; i < dict.indexes.length; i++)
-        if (dict.indexes[i]! > max) max = dict.indexes[i]!;
-      const bitWidth = max === 0 ? 0 : 32 - Math.clz32(max);
-      s.reserve(1);
-      s.buf[s.pos++] = bitWidth;
-      writeRleBitPackedHybrid(levelWriter(s, true), dict.indexes, bitWidth);
-    } else {
-      const present = nulls === 0 ? data : data.filter((v) => v !== null && v !== undefined);
-      this.plain(col, present, stats);
-    }
+    const lv = new Scratch();
+    if (this.nulls === 0 || this.nulls === n) {
+      // One RLE run (the usual chunk: no NULLs, or only NULLs).
+      const w = levelWriter(lv);
+      w.appendVarInt(n << 1);
+      w.appendUint8(this.nulls === 0 ? 1 : 0);
+    } else writeRleBitPackedHybrid(levelWriter(lv), this.defs.subarray(0, n), 1);
+    const levelBytes = lv.bytes();
+    const body = compress ? compress(values) : values;
     const dataOffset = BigInt(writer.offset);
-    const body = this.compress ? this.compress(s.bytes()) : s.bytes();
-    const header: PageHeader = {
+    const headerStart = writer.offset;
+    writePageHeader(writer, {
       type: "DATA_PAGE_V2",
-      uncompressed_page_size: levelBytes.length + s.pos,
+      uncompressed_page_size: levelBytes.length + values.length,
       compressed_page_size: levelBytes.length + body.length,
       data_page_header_v2: {
         num_values: n,
-        num_nulls: nulls,
+        num_nulls: this.nulls,
         num_rows: n,
-        encoding,
+        encoding: dict ? "RLE_DICTIONARY" : "PLAIN",
         definition_levels_byte_length: levelBytes.length,
         repetition_levels_byte_length: 0,
-        is_compressed: this.codec !== "UNCOMPRESSED",
+        is_compressed: codec !== "UNCOMPRESSED",
       },
-    };
-    const headerStart = writer.offset;
-    writePageHeader(writer, header);
-    uncompressed += writer.offset - headerStart + levelBytes.length + s.pos;
+    });
+    uncompressed += writer.offset - headerStart + levelBytes.length + values.length;
     writer.appendBytes(levelBytes);
     writer.appendBytes(body);
-    const statistics: WrittenChunk["meta_data"]["statistics"] = { null_count: BigInt(nulls) };
-    if (stats.exact && stats.min !== undefined) {
-      statistics.min_value = stats.min;
-      statistics.max_value = stats.max;
+    const statistics: WrittenChunk["meta_data"]["statistics"] = { null_count: BigInt(this.nulls) };
+    // JavaScript orders strings by UTF-16 units, Parquet by UTF-8 bytes: they agree on ASCII.
+    const exact = this.col.physical !== "BYTE_ARRAY" || this.plain.ascii;
+    if (exact && this.min !== undefined) {
+      statistics.min_value = this.statistic(this.min);
+      statistics.max_value = this.statistic(this.max);
     }
-    return {
+    const chunk: WrittenChunk = {
       file_offset: BigInt(start),
       meta_data: {
-        type: col.physical,
+        type: this.col.physical,
         encodings: dict ? ["PLAIN", "RLE", "RLE_DICTIONARY"] : ["PLAIN", "RLE"],
-        path_in_schema: [col.name],
-        codec: this.codec,
+        path_in_schema: [this.col.name],
+        codec,
         num_values: BigInt(n),
         total_compressed_size: BigInt(writer.offset - start),
         total_uncompressed_size: BigInt(uncompressed),
@@ -195,164 +342,49 @@ export class ChunkWriter {
         statistics,
       },
     };
+    this.reset();
+    return chunk;
   }
 
-  /** Writes a page whose header's compressed size is filled in here; returns its uncompressed size. */
-  private page(writer: Writer, raw: Buffer, header: PageHeader): number {
-    const body = this.compress ? this.compress(raw) : raw;
-    const headerStart = writer.offset;
-    writePageHeader(writer, { ...header, compressed_page_size: body.length });
-    const headerSize = writer.offset - headerStart;
-    writer.appendBytes(body);
-    return headerSize + raw.length;
+  /** A min/max in the form hyparquet-writer's footer takes: bigints for 64-bit and decimals. */
+  private statistic(v: unknown): unknown {
+    if (this.col.physical === "BOOLEAN") return v === 1;
+    if (this.col.physical === "INT64" || this.col.scale !== undefined) return BigInt(v as number);
+    return v;
   }
 
-  /**
-   * Distinct values and per-row indexes for string-like and 32-bit columns when few
-   * values repeat often; undefined when a dictionary would not pay off.
-   */
-  private dictionary(
-    col: ChunkColumn,
-    data: unknown[],
-    nonNull: number,
-  ): { values: unknown[]; indexes: Int32Array } | undefined {
-    const dictionaryKind =
-      (col.physical === "BYTE_ARRAY" && col.kind !== "bytes") ||
-      (col.physical === "INT32" && col.scale === undefined);
-    if (!dictionaryKind || nonNull < 16) return undefined;
-    const limit = Math.max(1, Math.floor(nonNull * DICTIONARY_SHARE));
-    const index = new Map<unknown, number>();
-    const values: unknown[] = [];
-    const indexes = new Int32Array(nonNull);
-    let k = 0;
-    for (let i = 0; i < data.length; i++) {
-      const v = data[i];
-      if (v === null || v === undefined) continue;
-      let at = index.get(v);
-      if (at === undefined) {
-        if (values.length >= limit) return undefined;
-        at = values.length;
-        index.set(v, at);
-        values.push(v);
-      }
-      indexes[k++] = at;
-    }
-    return { values, indexes };
+  private reset(): void {
+    this.plain.pos = 0;
+    this.plain.bits = 0;
+    this.plain.ascii = true;
+    this.rows = 0;
+    this.nulls = 0;
+    this.min = undefined;
+    this.max = undefined;
+    this.index = this.dictionaryKind ? new Map() : undefined;
+    this.dictValues = [];
   }
+}
 
-  /** PLAIN values of `col` (no NULLs) appended to the scratch buffer; tracks min/max. */
-  private plain(
-    col: ChunkColumn,
-    data: unknown[],
-    stats: { min: unknown; max: unknown; exact: boolean },
-  ): void {
-    const s = this.values;
-    const n = data.length;
-    let min: unknown = undefined;
-    let max: unknown = undefined;
-    const see = (v: unknown) => {
-      if (min === undefined || lessThan(v, min)) min = v;
-      if (max === undefined || lessThan(max, v)) max = v;
-    };
-    switch (col.physical) {
-      case "INT32": {
-        s.reserve(4 * n);
-        const scale = col.scale;
-        for (let i = 0; i < n; i++) {
-          const v = scale === undefined ? (data[i] as number) : unscaled(data[i] as string, scale);
-          s.buf.writeInt32LE(Number(v), s.pos);
-          s.pos += 4;
-          see(typeof v === "bigint" ? Number(v) : v);
-        }
-        if (scale !== undefined && min !== undefined) {
-          min = BigInt(min as number);
-          max = BigInt(max as number);
-        }
-        break;
-      }
-      case "INT64": {
-        s.reserve(8 * n);
-        const scale = col.scale;
-        for (let i = 0; i < n; i++) {
-          const raw = data[i];
-          const v =
-            scale === undefined
-              ? typeof raw === "number"
-                ? BigInt(raw)
-                : (raw as bigint)
-              : unscaled(raw as string, scale);
-          putInt64(s, v);
-          see(v);
-        }
-        // Statistics are bigints (unscaled for decimals); numbers and bigints compare fine mixed.
-        if (min !== undefined) {
-          min = BigInt(min as number | bigint);
-          max = BigInt(max as number | bigint);
-        }
-        break;
-      }
-      case "DOUBLE": {
-        s.reserve(8 * n);
-        for (let i = 0; i < n; i++) {
-          const v = data[i] as number;
-          s.buf.writeDoubleLE(v, s.pos);
-          s.pos += 8;
-          if (!Number.isNaN(v)) see(v);
-        }
-        break;
-      }
-      case "BOOLEAN": {
-        s.reserve(Math.ceil(n / 8));
-        s.buf.fill(0, s.pos, s.pos + Math.ceil(n / 8));
-        for (let i = 0; i < n; i++) {
-          if (data[i]) s.buf[s.pos + (i >> 3)]! |= 1 << (i & 7);
-          see(data[i] ? 1 : 0);
-        }
-        s.pos += Math.ceil(n / 8);
-        if (min !== undefined) {
-          min = min === 1;
-          max = max === 1;
-        }
-        break;
-      }
-      case "FIXED_LEN_BYTE_ARRAY": {
-        const len = col.typeLength!;
-        s.reserve(len * n);
-        for (let i = 0; i < n; i++)
-          putFixedDecimal(s, decimalToUnscaled(data[i] as string, col.scale ?? 0), len);
-        stats.exact = false; // no min/max for wide decimals
-        break;
-      }
-      case "BYTE_ARRAY": {
-        const strings = col.kind !== "bytes";
-        let ascii = true;
-        for (let i = 0; i < n; i++) {
-          const v = data[i];
-          if (strings) {
-            const str = v as string;
-            s.reserve(4 + 3 * str.length);
-            const len = s.buf.write(str, s.pos + 4);
-            if (len !== str.length) ascii = false;
-            s.buf.writeUInt32LE(len, s.pos);
-            s.pos += 4 + len;
-            see(str);
-          } else {
-            const b = v as Uint8Array;
-            s.reserve(4 + b.length);
-            s.buf.writeUInt32LE(b.length, s.pos);
-            s.buf.set(b, s.pos + 4);
-            s.pos += 4 + b.length;
-          }
-        }
-        // JavaScript orders strings by UTF-16 units; Parquet by UTF-8 bytes. They agree on
-        // ASCII: other chunks, JSON and raw bytes get no min/max (only the null count).
-        if (!strings || !ascii || col.kind === "json") stats.exact = false;
-        break;
-      }
-    }
-    if (stats.min === undefined || (min !== undefined && lessThan(min, stats.min))) stats.min = min;
-    if (stats.max === undefined || (max !== undefined && lessThan(stats.max, max))) stats.max = max;
-  }
+function grow<T extends Uint8Array | Int32Array>(a: T): T {
+  const next = new (a.constructor as new (n: number) => T)(a.length * 2);
+  next.set(a);
+  return next;
+}
+
+/** Writes a page (its compressed size filled in here); returns its uncompressed size. */
+function writePage(
+  writer: Writer,
+  raw: Buffer,
+  compress: Compressor | undefined,
+  header: PageHeader,
+): number {
+  const body = compress ? compress(raw) : raw;
+  const headerStart = writer.offset;
+  writePageHeader(writer, { ...header, compressed_page_size: body.length });
+  const headerSize = writer.offset - headerStart;
+  writer.appendBytes(body);
+  return headerSize + raw.length;
 }
 
 /** A hyparquet `Writer` view of a scratch buffer, for its RLE/bit-packed level writer. */

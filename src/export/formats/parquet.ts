@@ -12,7 +12,12 @@ import { ByteWriter, ParquetWriter } from "hyparquet-writer";
 import { snappyCompress } from "hyparquet-writer/src/snappy.js";
 import type { ColumnSpec, Row } from "../sources/source.js";
 import type { ByteSink, Encoder, Format, FormatOptions } from "./format.js";
-import { ChunkWriter, type ChunkColumn, type Codec, type Compressor } from "./parquet-chunk.js";
+import {
+  ColumnChunkBuilder,
+  type ChunkColumn,
+  type Codec,
+  type Compressor,
+} from "./parquet-chunk.js";
 
 /** The writer's own schema element type (hyparquet-writer pins its own hyparquet). */
 type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]["schema"][number];
@@ -95,21 +100,6 @@ export function parquetElement(c: ColumnSpec): SchemaElement {
   }
 }
 
-/**
- * What a pending value costs on the V8 heap, for row-group sizing: the column
- * array's 8-byte slot plus the value's own object. Counting a string
- * as its length and a bigint as 8 bytes let 50,000-row groups grow to several
- * times `row_group_bytes` of real heap.
- */
-function sizeOf(v: unknown): number {
-  if (v === null || v === undefined || typeof v === "boolean") return 8;
-  if (typeof v === "string") return 8 + 24 + v.length; // header + one-byte payload (rounded up)
-  if (typeof v === "bigint") return 8 + 24;
-  if (typeof v === "number") return 8 + 16; // a heap number unless it is a small integer
-  if (v instanceof Uint8Array) return 8 + 96 + v.length; // typed array + backing store headers
-  return 8 + 32;
-}
-
 /** A ByteWriter that hands its bytes out every `chunkBytes` instead of growing. */
 class DrainingWriter extends ByteWriter {
   readonly outbox: Uint8Array[] = [];
@@ -146,29 +136,26 @@ function chunkColumn(c: ColumnSpec, e: SchemaElement): ChunkColumn {
 }
 
 class ParquetEncoder implements Encoder {
-  private cols: unknown[][];
   private rows = 0;
-  private rawBytes = 0;
   private readonly writer: DrainingWriter;
   private readonly pq: ParquetWriter;
-  private readonly layout: ChunkColumn[];
-  private readonly chunks: ChunkWriter;
+  private readonly builders: ColumnChunkBuilder[];
   peakBufferedBytes = 0;
 
   constructor(
-    private readonly columns: ColumnSpec[],
+    columns: ColumnSpec[],
     private readonly sink: ByteSink,
-    codec: Codec,
-    compressor: Compressor | undefined,
+    private readonly codec: Codec,
+    private readonly compress: Compressor | undefined,
     private readonly rowGroupRows: number,
     private readonly rowGroupBytes: number,
     private readonly chunkBytes: number,
   ) {
-    this.cols = columns.map(() => []);
     const elements = columns.map(parquetElement);
     const schema: SchemaElement[] = [{ name: "root", num_children: columns.length }, ...elements];
-    this.layout = columns.map((c, i) => chunkColumn(c, elements[i]!));
-    this.chunks = new ChunkWriter(codec, compressor);
+    this.builders = columns.map(
+      (c, i) => new ColumnChunkBuilder(chunkColumn(c, elements[i]!), rowGroupRows),
+    );
     this.writer = new DrainingWriter(chunkBytes, () => this.note());
     const kv = [{ key: "stowage.columns", value: JSON.stringify(columns) }];
     this.pq = new ParquetWriter({
@@ -180,27 +167,37 @@ class ParquetEncoder implements Encoder {
     });
   }
 
-  get bufferedBytes(): number {
-    return this.rawBytes + this.writer.index + this.writer.outboxBytes;
+  /** Encoded bytes of the row group being gathered. */
+  private get groupBytes(): number {
+    let b = 0;
+    for (const c of this.builders) b += c.bytes;
+    return b;
   }
 
-  /** One row group of raw values, its encoded form (assumed no larger), and one chunk in flight. */
+  get bufferedBytes(): number {
+    return this.groupBytes + this.writer.index + this.writer.outboxBytes;
+  }
+
+  /** One row group's encoded values, its compressed form (assumed no larger), and one chunk in flight. */
   get boundBytes(): number {
     return 2 * this.rowGroupBytes + 2 * this.chunkBytes;
   }
 
   async write(rows: Row[]): Promise<void> {
-    const n = this.columns.length;
+    const builders = this.builders;
+    const n = builders.length;
     for (const row of rows) {
-      for (let i = 0; i < n; i++) {
-        const v = row[i] ?? null;
-        this.cols[i]!.push(v);
-        this.rawBytes += sizeOf(v);
-      }
+      for (let i = 0; i < n; i++) builders[i]!.add(row[i]);
       this.rows++;
-      if (this.rows >= this.rowGroupRows || this.rawBytes >= this.rowGroupBytes)
+      // The byte check sums every column: every 64 rows, and before any row group could pass
+      // its budget by more than those rows' bytes.
+      if (
+        this.rows >= this.rowGroupRows ||
+        ((this.rows & 63) === 0 && this.groupBytes >= this.rowGroupBytes)
+      )
         await this.flushGroup();
     }
+    if (this.groupBytes >= this.rowGroupBytes) await this.flushGroup();
     this.note();
   }
 
@@ -216,7 +213,7 @@ class ParquetEncoder implements Encoder {
     this.note();
     const w = this.writer;
     const start = w.offset;
-    const columns = this.layout.map((col, i) => this.chunks.write(w, col, this.cols[i]!));
+    const columns = this.builders.map((b) => b.writeTo(w, this.codec, this.compress));
     let total = 0n;
     for (const c of columns) total += c.meta_data.total_uncompressed_size;
     const group = {
@@ -227,9 +224,7 @@ class ParquetEncoder implements Encoder {
     };
     this.pq.row_groups.push(group as unknown as RowGroup);
     this.pq.num_rows += BigInt(this.rows);
-    this.cols = this.columns.map(() => []);
     this.rows = 0;
-    this.rawBytes = 0;
     this.writer.drain();
     await this.drainOutbox();
   }
