@@ -45,7 +45,7 @@ export interface FormatOptions {
   compression: Compression;
   /** Parquet: rows per row group at most (default 10 000). */
   rowGroupRows?: number;
-  /** Parquet: estimated raw bytes per row group at most (default 32 MiB). */
+  /** Parquet: encoded (uncompressed) bytes per row group at most (default 32 MiB). */
   rowGroupBytes?: number;
   /** Encoded bytes gathered before a hand-off to the sink / gzip (default 1 MiB; gzip wants ≥ 64 KiB writes). */
   chunkBytes?: number;

@@ -148,8 +148,8 @@ describe("formats", () => {
 
 describe("encoder memory", () => {
   it("§7.2 parquet encoder buffered bytes never exceed its bound", async () => {
-    // Row groups are sized by the heap cost of pending values, so 256 KiB
-    // holds a few hundred of these rows; smaller groups would make the footer the peak.
+    // Row groups are sized by their encoded bytes, so 256 KiB holds a couple of thousand
+    // of these rows; smaller groups would make the footer the peak.
     const f = await createFormat({
       format: "parquet",
       compression: "zstd",
