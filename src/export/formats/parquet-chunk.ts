@@ -9,6 +9,7 @@
  */
 import { writePageHeader } from "hyparquet-writer/src/datapage.js";
 import { writeRleBitPackedHybrid } from "hyparquet-writer/src/encoding.js";
+import { utf8Write } from "../../shared/buffer-text.js";
 import type { ColumnKind } from "../sources/source.js";
 import { decimalToUnscaled, plainDecimalUnscaled } from "../values.js";
 
@@ -44,14 +45,6 @@ export interface WrittenChunk {
     statistics: { null_count: bigint; min_value?: unknown; max_value?: unknown };
   };
 }
-
-/** `Buffer#utf8Write` (Node's unchecked form of `write`), where the runtime has it. */
-type Utf8Write = (this: Buffer, s: string, offset: number) => number;
-const utf8Write: Utf8Write =
-  (Buffer.prototype as unknown as { utf8Write?: Utf8Write }).utf8Write ??
-  function (this: Buffer, str: string, offset: number) {
-    return this.write(str, offset);
-  };
 
 /** A growable byte buffer reused across chunks. */
 class Scratch {
@@ -171,7 +164,7 @@ function plainWriter(col: ChunkColumn): PlainWriter {
         : (s, v) => {
             const str = v as string;
             s.reserve(4 + 3 * str.length);
-            const len = utf8Write.call(s.buf, str, s.pos + 4);
+            const len = utf8Write(s.buf, str, s.pos + 4);
             s.view.setUint32(s.pos, len, true);
             s.pos += 4 + len;
             s.ascii &&= len === str.length;

@@ -9,6 +9,7 @@
  * compressed output is drained to the sink after every hand-off.
  */
 import { createGzip, type Gzip } from "node:zlib";
+import { utf8Write } from "../../shared/buffer-text.js";
 import type { Row } from "../sources/source.js";
 import type { ByteSink, Encoder } from "./format.js";
 
@@ -97,7 +98,7 @@ export class TextFileEncoder implements Encoder {
           }
         }
       }
-      this.used += buf.write(line, this.used);
+      this.used += utf8Write(buf, line, this.used);
       if (this.used >= this.chunkBytes) await this.handOff();
     }
     this.note();

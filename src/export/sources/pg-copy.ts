@@ -10,6 +10,7 @@
  */
 import { connect } from "node:net";
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
+import { utf8Slice } from "../../shared/buffer-text.js";
 import { StowageError } from "../../shared/errors.js";
 import { formatDate, formatTimestamp, parseDateText, parseTimestampText } from "../values.js";
 import type { ColumnSpec, QueryOptions, Row, RowStream } from "./source.js";
@@ -71,7 +72,7 @@ function dateDays(b: Buffer, p: number): number {
   return v + PG_EPOCH_DAYS;
 }
 
-const utf8: Decoder = (b, p, len) => b.toString("utf8", p, p + len);
+const utf8: Decoder = (b, p, len) => utf8Slice(b, p, p + len);
 
 /** A base-10000 digit as its four decimal digits. */
 const four = (d: number) =>
@@ -131,7 +132,7 @@ const DECODERS: Record<number, [Decoder, Decoder]> = (() => {
     114: same(utf8),
     3802: same((b, p, len) => {
       if (b[p] !== 1) throw new StowageError("source", `unsupported jsonb version ${b[p]}`);
-      return b.toString("utf8", p + 1, p + len);
+      return utf8Slice(b, p + 1, p + len);
     }),
     2950: same(uuidText),
     1082: [(b, p) => dateDays(b, p), (b, p) => formatDate(dateDays(b, p))],

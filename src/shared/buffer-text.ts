@@ -1,0 +1,30 @@
+/**
+ * Text in and out of Buffers on hot paths, through Node's unchecked `utf8Write` /
+ * `utf8Slice` where the runtime has them (Buffer#write and #toString add argument
+ * normalisation per call, which shows on per-field calls), `write` / `toString`
+ * elsewhere (Bun). Offsets must be in range: callers reserve space first.
+ */
+type Write = (this: Buffer, s: string, offset: number) => number;
+type Slice = (this: Buffer, start: number, end: number) => string;
+
+const proto = Buffer.prototype as unknown as { utf8Write?: Write; utf8Slice?: Slice };
+const write: Write =
+  proto.utf8Write ??
+  function (this: Buffer, s: string, offset: number) {
+    return this.write(s, offset, "utf8");
+  };
+const slice: Slice =
+  proto.utf8Slice ??
+  function (this: Buffer, start: number, end: number) {
+    return this.toString("utf8", start, end);
+  };
+
+/** Writes `s` as UTF-8 at `offset` (the buffer must have room); returns the bytes written. */
+export function utf8Write(buf: Buffer, s: string, offset: number): number {
+  return write.call(buf, s, offset);
+}
+
+/** The UTF-8 text of `buf[start, end)`. */
+export function utf8Slice(buf: Buffer, start: number, end: number): string {
+  return slice.call(buf, start, end);
+}
