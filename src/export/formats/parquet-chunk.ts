@@ -1,11 +1,12 @@
 /**
- * One Parquet column chunk of a flat OPTIONAL column, written straight from the
- * export values of its `ColumnKind` (SPEC §7.2): definition levels, PLAIN values
- * (or a dictionary page plus RLE_DICTIONARY indexes when few values repeat), one
- * DATA_PAGE_V2 page, and the chunk's statistics. Values go into one reused scratch
- * buffer — no per-value arrays, no `TextEncoder` per string, no bigint per decimal —
- * and pages are compressed as a whole. hyparquet-writer still owns the file: its page
- * header, level (RLE/bit-packed) and footer writers are used as they are.
+ * The column chunks of a Parquet row group for flat OPTIONAL columns, built from the
+ * export values of each `ColumnKind` (SPEC §7.2) as rows arrive: definition levels,
+ * PLAIN values in a reused scratch buffer (no per-value arrays, no `TextEncoder` per
+ * string, no bigint per decimal), a dictionary kept beside them while it may pay off,
+ * and min/max. `writeTo` emits a chunk as one DATA_PAGE_V2 page (compressed as a
+ * whole), after a dictionary page when the dictionary won. hyparquet-writer still owns
+ * the file: its page header, level (RLE/bit-packed) and footer writers are used as
+ * they are.
  */
 import { writePageHeader } from "hyparquet-writer/src/datapage.js";
 import { writeRleBitPackedHybrid } from "hyparquet-writer/src/encoding.js";
