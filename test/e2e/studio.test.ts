@@ -333,6 +333,7 @@ describe("Studio in a browser (§5.4)", () => {
     await poll(() => page.locator(sel("drawer-message")).textContent()).toBe(
       "marker inside project",
     );
+    expect(page.url()).toContain("sel="); // in the URL as soon as the page shows it
     const before = proxy.requests.length;
     await page.reload();
     await page.waitForSelector(sel("load"));

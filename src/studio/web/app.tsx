@@ -4,7 +4,7 @@
  * before Load logs; the URL mirrors range, filters, tab and selection. This is
  * the composition root: state lives here, logic in use-*.ts and lib/.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { InfoResponse } from "../api-types.js";
 import { ApiClient, ApiFailure } from "./lib/api-client.js";
 import { readUrlState, writeUrlState, PRESETS, type Preset, type Tab } from "./lib/url-state.js";
@@ -82,8 +82,9 @@ export function App(props: { token: string }) {
     const t = setTimeout(() => setQ(qInput), 150);
     return () => clearTimeout(t);
   }, [qInput]);
-  // Mirror the state into the URL (the token stays: the link keeps working on this machine).
-  useEffect(() => {
+  // Mirror the state into the URL (the token stays: the link keeps working on this machine),
+  // in the same commit as the DOM: a reload right after a click keeps what the page showed.
+  useLayoutEffect(() => {
     const state = {
       preset,
       from: custom?.from ?? null,
