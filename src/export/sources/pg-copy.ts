@@ -88,7 +88,7 @@ const four = (d: number) =>
  * `numeric_send` (ndigits, weight, sign, dscale, base-10000 digits) as the text
  * `numeric_out` prints: NaN/±Infinity by name, otherwise exactly `dscale` fraction digits.
  */
-export const numericText: Decoder = (b, p) => {
+const numericText: Decoder = (b, p) => {
   const ndigits = int16(b, p);
   const weight = int16(b, p + 2);
   const sign = uint16(b, p + 4);
@@ -203,36 +203,36 @@ export class BinaryCopyParser {
     }
     const n = this.decoders.length;
     const decoders = this.decoders;
-    while (pos + 2 <= buf.length) {
+    const end = buf.length;
+    while (pos + 2 <= end) {
       const count = int16(buf, pos);
       if (count === -1) {
         this.ended = true;
         return;
       }
       if (count !== n) throw malformed(`a row of ${count} fields, expected ${n}`);
-      // Whole row present? (One CopyData message holds one row in practice: this is cheap.)
+      // One pass: a row cut by the message boundary is dropped here and decoded again
+      // whole from the next message (PostgreSQL sends one row per message in practice).
+      const row: unknown[] = new Array(n);
       let p = pos + 2;
       let whole = true;
       for (let i = 0; i < n; i++) {
-        if (p + 4 > buf.length) {
+        if (p + 4 > end) {
           whole = false;
           break;
         }
         const len = int32(buf, p);
-        p += 4 + (len > 0 ? len : 0);
-      }
-      if (!whole || p > buf.length) break;
-      const row: unknown[] = new Array(n);
-      p = pos + 2;
-      for (let i = 0; i < n; i++) {
-        const len = int32(buf, p);
         p += 4;
         if (len < 0) row[i] = null;
-        else {
+        else if (p + len > end) {
+          whole = false;
+          break;
+        } else {
           row[i] = decoders[i]!(buf, p, len);
           p += len;
         }
       }
+      if (!whole) break;
       pos = p;
       this.onRow(row);
     }

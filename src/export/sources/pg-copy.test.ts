@@ -1,0 +1,88 @@
+/**
+ * SPEC §7.2: the binary COPY parser gives the same rows however the stream is cut
+ * into messages (header, rows and trailer split anywhere), and refuses a stream that
+ * is not binary COPY with a clear source error.
+ */
+import { describe, expect, it } from "vitest";
+import { BinaryCopyParser, copyDecoders } from "./pg-copy.js";
+import type { Row } from "./source.js";
+
+/** A binary COPY stream of (int4, text, int8) rows; null fields are NULL. */
+function stream(rows: (readonly [number | null, string | null, bigint | null])[]): Buffer {
+  const parts: Buffer[] = [Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"), Buffer.alloc(8)];
+  const field = (b: Buffer | null) => {
+    const len = Buffer.alloc(4);
+    len.writeInt32BE(b === null ? -1 : b.length);
+    parts.push(len);
+    if (b) parts.push(b);
+  };
+  for (const [i, s, l] of rows) {
+    const count = Buffer.alloc(2);
+    count.writeInt16BE(3);
+    parts.push(count);
+    field(i === null ? null : Buffer.from([i >>> 24, (i >>> 16) & 255, (i >>> 8) & 255, i & 255]));
+    field(s === null ? null : Buffer.from(s, "utf8"));
+    const b8 = Buffer.alloc(8);
+    if (l !== null) b8.writeBigInt64BE(l);
+    field(l === null ? null : b8);
+  }
+  parts.push(Buffer.from([0xff, 0xff]));
+  return Buffer.concat(parts);
+}
+
+const FIELDS = [
+  { name: "i", dataTypeID: 23 },
+  { name: "s", dataTypeID: 25 },
+  { name: "l", dataTypeID: 20 },
+];
+
+function parse(chunks: Buffer[]): { rows: Row[]; ended: boolean } {
+  const rows: Row[] = [];
+  const parser = new BinaryCopyParser(copyDecoders(FIELDS, false, [])!, (r) => rows.push(r));
+  for (const c of chunks) parser.push(c);
+  return { rows, ended: parser.ended };
+}
+
+describe("binary COPY parser", () => {
+  const data = Array.from(
+    { length: 200 },
+    (_, k) =>
+      [
+        k % 7 === 0 ? null : k * 1000 - 50_000,
+        k % 5 === 0 ? null : "ü✓".repeat(k % 9) + String(k),
+        k % 3 === 0 ? null : BigInt(k) * 9_007_199_254_741n - 1n,
+      ] as const,
+  );
+  const whole = stream(data);
+  const expected = data.map(([i, s, l]) => [i, s, l]);
+
+  it("one message, or every cut point, or random cuts: the same rows, and the trailer seen", () => {
+    expect(parse([whole])).toEqual({ rows: expected, ended: true });
+    for (let cut = 1; cut < 120; cut++)
+      expect(parse([whole.subarray(0, cut), whole.subarray(cut)])).toEqual({
+        rows: expected,
+        ended: true,
+      });
+    for (let round = 0; round < 50; round++) {
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < whole.length;) {
+        const size = 1 + Math.floor(Math.random() * 40);
+        chunks.push(Buffer.from(whole.subarray(at, at + size)));
+        at += size;
+      }
+      expect(parse(chunks)).toEqual({ rows: expected, ended: true });
+    }
+  });
+
+  it("a stream without the PGCOPY signature is a source error", () => {
+    const bad = Buffer.from(whole);
+    bad[0] = 0x51;
+    expect(() => parse([bad])).toThrow(/malformed binary COPY stream \(no PGCOPY signature\)/);
+  });
+
+  it("a row with the wrong field count is a source error", () => {
+    const bad = Buffer.from(whole);
+    bad.writeInt16BE(4, 19); // the first row's field count
+    expect(() => parse([bad])).toThrow(/a row of 4 fields, expected 3/);
+  });
+});
