@@ -140,6 +140,27 @@ describe("what binary COPY leaves to the cursor, and its stream's life", () => {
     expect(rows.every((r, i) => r[0] === i + 1)).toBe(true);
   });
 
+  it("a query ending in a line comment and semicolons reads through COPY", async () => {
+    const app = `stowage_copycomment_${Math.random().toString(16).slice(2, 10)}`;
+    const src = await openPostgres(`${PG_URL}?application_name=${app}`);
+    try {
+      const stream = await src.query(
+        `SELECT g AS n, pg_sleep(0)::text AS s FROM generate_series(1, 3) g -- the last line;\n ;; `,
+        [],
+        { batchSize: 10 },
+      );
+      const rows: Row[] = [];
+      for await (const b of stream) rows.push(...b);
+      expect(rows).toEqual([
+        [1, ""],
+        [2, ""],
+        [3, ""],
+      ]);
+    } finally {
+      await src.close();
+    }
+  });
+
   it("a consumer that stops early cancels the COPY; the connection answers the next query", async () => {
     const stream = await copy.query(
       `SELECT g AS n, repeat('x', 200) AS pad FROM generate_series(1, 2000000) g`,

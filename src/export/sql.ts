@@ -30,7 +30,8 @@ export function baseSql(exp: Base, d: SqlDialect): string {
     .join(".")}`;
 }
 
-const wrap = (exp: Base, d: SqlDialect) => `SELECT * FROM (${baseSql(exp, d)}) AS stowage_q`;
+/** The export's query as a derived table; the newline ends a trailing `--` comment of a user query. */
+const wrap = (exp: Base, d: SqlDialect) => `SELECT * FROM (${baseSql(exp, d)}\n) AS stowage_q`;
 
 /**
  * Incremental: rows after the stored cursor (`after` undefined: every row).
@@ -53,7 +54,7 @@ export function incrementalSql(
 export function chunkBoundsSql(exp: Base, d: SqlDialect, column: string): Statement {
   const c = d.quoteIdent(column);
   return {
-    sql: `SELECT MIN(${c}) AS lo, MAX(${c}) AS hi FROM (${baseSql(exp, d)}) AS stowage_q`,
+    sql: `SELECT MIN(${c}) AS lo, MAX(${c}) AS hi FROM (${baseSql(exp, d)}\n) AS stowage_q`,
     params: [],
   };
 }

@@ -316,7 +316,7 @@ export async function copyRows(
   });
   const submittable = {
     submit(connection: { query(text: string): void }) {
-      connection.query(`COPY (${sql}) TO STDOUT (FORMAT binary)`);
+      connection.query(`COPY (${sql}\n) TO STDOUT (FORMAT binary)`);
     },
     handleCopyData(msg: { chunk: Buffer }) {
       if (discarding || failure) return;

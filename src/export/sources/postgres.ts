@@ -148,7 +148,7 @@ export interface PostgresOptions {
   copy?: boolean;
 }
 
-/** A statement without its trailing semicolons, so it can be nested. */
+/** A statement without its trailing semicolons, so it can be nested (callers close it after a newline, which ends a trailing `--` comment). */
 const nestable = (sql: string) => sql.replace(/[\s;]+$/, "");
 
 /**
@@ -183,7 +183,7 @@ export async function openPostgres(
   const describe = async (sql: string): Promise<PgField[] | undefined> => {
     try {
       const res = await client.query({
-        text: `SELECT * FROM (${sql}) AS stowage_q LIMIT 0`,
+        text: `SELECT * FROM (${sql}\n) AS stowage_q LIMIT 0`,
         rowMode: "array",
       });
       return res.fields as PgField[];
