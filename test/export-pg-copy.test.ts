@@ -5,6 +5,7 @@
  * parameters, reads through the cursor; a consumer that stops early, a statement
  * that fails mid-stream and an abort leave the connection usable. Real PostgreSQL.
  */
+import { createServer, connect, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../src/export/sources/postgres.js";
 import type { QueryOptions, Row, Source } from "../src/export/sources/source.js";
@@ -158,6 +159,52 @@ describe("what binary COPY leaves to the cursor, and its stream's life", () => {
       ]);
     } finally {
       await src.close();
+    }
+  });
+
+  it("a server that refuses binary COPY is read through the cursor, from then on", async () => {
+    // A real proxy in front of PostgreSQL turns `COPY (` into `COPX (`: the server answers
+    // with its own syntax error, as a PostgreSQL-compatible server without COPY would.
+    const target = new URL(PG_URL);
+    let refused = 0;
+    const sockets = new Set<Socket>();
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on("error", () => undefined);
+        s.on("close", () => sockets.delete(s));
+      }
+      client.on("data", (d: Buffer) => {
+        const at = d.indexOf("COPY (");
+        if (at >= 0) {
+          refused++;
+          d.write("COPX (", at, "latin1");
+        }
+        upstream.write(d);
+      });
+      upstream.pipe(client);
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const url = new URL(PG_URL);
+    url.host = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const src = await openPostgres(url.toString());
+    try {
+      for (const n of [3, 4]) {
+        const stream = await src.query(`SELECT g AS n FROM generate_series(1, ${n}) g`, [], {
+          batchSize: 10,
+        });
+        const rows: Row[] = [];
+        for await (const b of stream) rows.push(...b);
+        expect(rows).toEqual(Array.from({ length: n }, (_, i) => [i + 1]));
+      }
+      expect(refused).toBe(1); // tried once; the second query went straight to the cursor
+    } finally {
+      await src.close();
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => proxy.close(r));
     }
   });
 

@@ -148,6 +148,12 @@ export interface PostgresOptions {
   copy?: boolean;
 }
 
+/** The server refused the COPY statement itself (unsupported, or not its syntax). */
+function copyRefused(err: unknown): boolean {
+  const code = (err as { cause?: { code?: unknown } }).cause?.code;
+  return code === "0A000" || code === "42601";
+}
+
 /** A statement without its trailing semicolons, so it can be nested (callers close it after a newline, which ends a trailing `--` comment). */
 const nestable = (sql: string) => sql.replace(/[\s;]+$/, "");
 
@@ -179,6 +185,7 @@ export async function openPostgres(
   }
   let closed = false;
   let inTransaction = false;
+  let copySupported = pgOptions.copy !== false;
   /** The query's columns (a `LIMIT 0` run), or undefined when it cannot be nested and the cursor should run it. */
   const describe = async (sql: string): Promise<PgField[] | undefined> => {
     try {
@@ -217,20 +224,29 @@ export async function openPostgres(
       }
     },
     async query(sql: string, params: QueryParam[], options: QueryOptions): Promise<RowStream> {
-      if (pgOptions.copy !== false && params.length === 0) {
+      if (copySupported && params.length === 0) {
         const inner = nestable(sql);
         const fields = await describe(inner);
         const decoders =
           fields && copyDecoders(fields, options.textValues === true, options.typedColumns ?? []);
-        if (fields && decoders)
-          return copyRows(
-            client as unknown as CopyClient,
-            inner,
-            fields.map(pgColumn),
-            decoders,
-            options,
-            (err, doing) => pgError(lostError ?? err, doing),
-          );
+        if (fields && decoders) {
+          try {
+            return await copyRows(
+              client as unknown as CopyClient,
+              inner,
+              fields.map(pgColumn),
+              decoders,
+              options,
+              (err, doing) => pgError(lostError ?? err, doing),
+            );
+          } catch (err) {
+            // A PostgreSQL-compatible server without `COPY (query) TO STDOUT (FORMAT binary)`
+            // refuses the statement itself: read through the cursor from now on. Outside a
+            // transaction only (a refused statement aborts one).
+            if (inTransaction || !copyRefused(err)) throw err;
+            copySupported = false;
+          }
+        }
       }
       const values = params.map((p) => (typeof p === "bigint" ? p.toString() : p));
       // A value the portable kinds cannot hold (an infinite date) makes its parser throw inside
