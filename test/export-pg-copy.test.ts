@@ -83,7 +83,7 @@ describe("binary COPY reads the same values as the cursor (SPEC §7.2)", () => {
     const sql = `SELECT (random() * 10 ^ (g % 40 - 20))::numeric(60, 25) AS a,
         round(((random() - 0.5) * 10 ^ (g % 30))::numeric, g % 12) AS b, (g - 500)::numeric / 7 AS c
       FROM generate_series(1, 3000) g`;
-    // One statement, two readers: the same session snapshot is not needed, the values are compared as text.
+    // Each row carries PostgreSQL's own text of its values beside them: decoded binary vs numeric_out.
     const rows = (
       await readAll(
         copy,
