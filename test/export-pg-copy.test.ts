@@ -65,6 +65,48 @@ async function readAll(src: Source, sql: string, options: Partial<QueryOptions> 
   return { columns: stream.columns, rows };
 }
 
+/**
+ * A real TCP proxy in front of PostgreSQL that counts the COPY statements it forwards and,
+ * with `refuse`, spoils them (`COPX (`) so that the server itself refuses them.
+ */
+async function pgProxy(refuse: boolean) {
+  const target = new URL(PG_URL);
+  const sockets = new Set<Socket>();
+  const state = { copies: 0 };
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("error", () => undefined);
+      s.on("close", () => sockets.delete(s));
+    }
+    client.on("data", (d: Buffer) => {
+      const at = d.indexOf("COPY (");
+      if (at >= 0) {
+        state.copies++;
+        if (refuse) d.write("COPX (", at, "latin1");
+      }
+      upstream.write(d);
+    });
+    upstream.pipe(client);
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = new URL(PG_URL);
+  url.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: url.toString(),
+    get copies() {
+      return state.copies;
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
 describe("binary COPY reads the same values as the cursor (SPEC §7.2)", () => {
   it.each([
     ["typed values (Parquet)", {}],
@@ -163,48 +205,48 @@ describe("what binary COPY leaves to the cursor, and its stream's life", () => {
   });
 
   it("a server that refuses binary COPY is read through the cursor, from then on", async () => {
-    // A real proxy in front of PostgreSQL turns `COPY (` into `COPX (`: the server answers
-    // with its own syntax error, as a PostgreSQL-compatible server without COPY would.
-    const target = new URL(PG_URL);
-    let refused = 0;
-    const sockets = new Set<Socket>();
-    const proxy = createServer((client) => {
-      const upstream = connect(Number(target.port || 5432), target.hostname);
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on("error", () => undefined);
-        s.on("close", () => sockets.delete(s));
-      }
-      client.on("data", (d: Buffer) => {
-        const at = d.indexOf("COPY (");
-        if (at >= 0) {
-          refused++;
-          d.write("COPX (", at, "latin1");
-        }
-        upstream.write(d);
-      });
-      upstream.pipe(client);
-      client.on("close", () => upstream.destroy());
-      upstream.on("close", () => client.destroy());
-    });
-    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-    const url = new URL(PG_URL);
-    url.host = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    const src = await openPostgres(url.toString());
+    // The proxy turns `COPY (` into `COPX (`: the server answers with its own syntax
+    // error, as a PostgreSQL-compatible server without COPY would.
+    const proxy = await pgProxy(true);
+    const src = await openPostgres(proxy.url);
     try {
       for (const n of [3, 4]) {
-        const stream = await src.query(`SELECT g AS n FROM generate_series(1, ${n}) g`, [], {
-          batchSize: 10,
-        });
-        const rows: Row[] = [];
-        for await (const b of stream) rows.push(...b);
+        const { rows } = await readAll(src, `SELECT g AS n FROM generate_series(1, ${n}) g`);
         expect(rows).toEqual(Array.from({ length: n }, (_, i) => [i + 1]));
       }
-      expect(refused).toBe(1); // tried once; the second query went straight to the cursor
+      expect(proxy.copies).toBe(1); // tried once; the second query went straight to the cursor
     } finally {
       await src.close();
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => proxy.close(r));
+      await proxy.close();
+    }
+  });
+
+  it("enum columns read through COPY (their label is their binary form), as through the cursor", async () => {
+    const type = pgTableName("pgcopy_mood");
+    const t = pgTableName("pgcopy_enum");
+    await pgExec(`CREATE TYPE ${type} AS ENUM ('sad', 'ok', 'happy ✓')`);
+    await pgExec(`CREATE TABLE ${t} (id int, mood ${type}, moods ${type}[])`);
+    await pgExec(`INSERT INTO ${t} VALUES (1, 'sad', NULL), (2, NULL, NULL), (3, 'happy ✓', NULL)`);
+    const proxy = await pgProxy(false);
+    const src = await openPostgres(proxy.url);
+    try {
+      const sql = `SELECT id, mood FROM ${t} ORDER BY id`;
+      const a = await readAll(src, sql);
+      expect(proxy.copies).toBe(1);
+      const b = await readAll(cursor, sql);
+      expect(a).toEqual(b);
+      expect(a.rows).toEqual([
+        [1, "sad"],
+        [2, null],
+        [3, "happy ✓"],
+      ]);
+      // An array of enums has no decoder: the cursor reads that query.
+      await readAll(src, `SELECT id, moods FROM ${t}`);
+      expect(proxy.copies).toBe(1);
+    } finally {
+      await src.close();
+      await proxy.close();
+      await pgExec(`DROP TABLE ${t}; DROP TYPE ${type}`);
     }
   });
 

@@ -113,6 +113,9 @@ const uuidText: Decoder = (b, p) => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 };
 
+/** An enum label (its binary form is its text). */
+const LABEL: [Decoder, Decoder] = [utf8, utf8];
+
 /** OID → [typed decoder, text-values decoder]. */
 const DECODERS: Record<number, [Decoder, Decoder]> = (() => {
   const same = (d: Decoder): [Decoder, Decoder] => [d, d];
@@ -141,19 +144,26 @@ const DECODERS: Record<number, [Decoder, Decoder]> = (() => {
   };
 })();
 
+/** Whether a built-in type OID has a binary decoder. */
+export function hasDecoder(oid: number): boolean {
+  return DECODERS[oid] !== undefined;
+}
+
 /**
  * The binary decoders of a query's columns (by RowDescription type OID), or undefined
  * when a column has none (the cursor path then reads the query). Columns named in
- * `typed` keep typed values under `textValues`.
+ * `typed` keep typed values under `textValues`. `labelTypes` are types whose binary
+ * form is their text (enums: `enum_send` sends the label), read as strings.
  */
 export function copyDecoders(
   fields: readonly { name: string; dataTypeID: number }[],
   textValues: boolean,
   typed: readonly string[],
+  labelTypes: ReadonlySet<number> = new Set(),
 ): Decoder[] | undefined {
   const out: Decoder[] = [];
   for (const f of fields) {
-    const d = DECODERS[f.dataTypeID];
+    const d = DECODERS[f.dataTypeID] ?? (labelTypes.has(f.dataTypeID) ? LABEL : undefined);
     if (!d) return undefined;
     out.push(textValues && !typed.includes(f.name) ? d[1] : d[0]);
   }

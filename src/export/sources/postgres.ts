@@ -9,7 +9,7 @@
  */
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { connectionHint } from "./connect-hint.js";
-import { copyDecoders, copyRows, type CopyClient } from "./pg-copy.js";
+import { copyDecoders, copyRows, hasDecoder, type CopyClient } from "./pg-copy.js";
 import { StowageError } from "../../shared/errors.js";
 import { dateTextToIso, parseDateText, parseTimestampText, timestampTextToIso } from "../values.js";
 import type {
@@ -187,6 +187,25 @@ export async function openPostgres(
   let inTransaction = false;
   let copySupported = pgOptions.copy !== false;
   /** The query's columns (a `LIMIT 0` run), or undefined when it cannot be nested and the cursor should run it. */
+  /** Enum types seen on this connection (OID → is an enum), looked up once each. */
+  const enumTypes = new Map<number, boolean>();
+  /** The enums among `fields`' types without a built-in decoder. */
+  const labelTypes = async (fields: PgField[]): Promise<Set<number>> => {
+    const unknown = [
+      ...new Set(
+        fields.map((f) => f.dataTypeID).filter((o) => !hasDecoder(o) && !enumTypes.has(o)),
+      ),
+    ];
+    if (unknown.length) {
+      const res = await client.query<{ oid: number }>(
+        "SELECT oid::int AS oid FROM pg_type WHERE oid = ANY($1::oid[]) AND typtype = 'e'",
+        [unknown],
+      );
+      for (const o of unknown) enumTypes.set(o, false);
+      for (const r of res.rows) enumTypes.set(r.oid, true);
+    }
+    return new Set(fields.map((f) => f.dataTypeID).filter((o) => enumTypes.get(o) === true));
+  };
   const describe = async (sql: string): Promise<PgField[] | undefined> => {
     try {
       const res = await client.query({
@@ -228,7 +247,15 @@ export async function openPostgres(
         const inner = nestable(sql);
         const fields = await describe(inner);
         const decoders =
-          fields && copyDecoders(fields, options.textValues === true, options.typedColumns ?? []);
+          fields &&
+          copyDecoders(
+            fields,
+            options.textValues === true,
+            options.typedColumns ?? [],
+            await labelTypes(fields).catch((err: unknown) => {
+              throw pgError(lostError ?? err, "running the query");
+            }),
+          );
         if (fields && decoders) {
           try {
             return await copyRows(
