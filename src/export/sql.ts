@@ -33,9 +33,31 @@ export function baseSql(exp: Base, d: SqlDialect): string {
 /** The export's query as a derived table; the newline ends a trailing `--` comment of a user query. */
 const wrap = (exp: Base, d: SqlDialect) => `SELECT * FROM (${baseSql(exp, d)}\n) AS stowage_q`;
 
+const INTEGER_TEXT = /^-?\d{1,19}$/;
+
+/**
+ * A value compared in a statement: an integer is written as a literal (digits only, so
+ * nothing can be injected, and the statement keeps no parameters: PostgreSQL can then
+ * stream it through binary COPY); anything else is parameter `i`.
+ */
+function operand(
+  d: SqlDialect,
+  i: number,
+  kind: ColumnKind,
+  value: QueryParam,
+): { text: string; params: QueryParam[] } {
+  const integer =
+    (kind === "int32" || kind === "int64") &&
+    (typeof value === "bigint" ||
+      (typeof value === "number" && Number.isSafeInteger(value)) ||
+      (typeof value === "string" && INTEGER_TEXT.test(value)));
+  if (integer) return { text: String(value), params: [] };
+  return { text: d.placeholder(i, kind), params: [value] };
+}
+
 /**
  * Incremental: rows after the stored cursor (`after` undefined: every row).
- * @example incrementalSql(exp, pg, "id", { kind: "int64", value: "41" }).sql // … WHERE "id" > $1
+ * @example incrementalSql(exp, pg, "id", { kind: "int64", value: "41" }).sql // … WHERE "id" > 41
  */
 export function incrementalSql(
   exp: Base,
@@ -44,10 +66,8 @@ export function incrementalSql(
   after?: { kind: ColumnKind; value: QueryParam },
 ): Statement {
   if (!after) return { sql: baseSql(exp, d), params: [] };
-  return {
-    sql: `${wrap(exp, d)} WHERE ${d.quoteIdent(column)} > ${d.placeholder(1, after.kind)}`,
-    params: [after.value],
-  };
+  const v = operand(d, 1, after.kind, after.value);
+  return { sql: `${wrap(exp, d)} WHERE ${d.quoteIdent(column)} > ${v.text}`, params: v.params };
 }
 
 /** Chunked: MIN and MAX of the chunk column. */
@@ -59,7 +79,7 @@ export function chunkBoundsSql(exp: Base, d: SqlDialect, column: string): Statem
   };
 }
 
-/** Chunked: one range `[lo, hi)`, or the NULL chunk when `lo` is undefined. */
+/** Chunked: one range `[lo, hi)` (integer literals), or the NULL chunk when `lo` is undefined. */
 export function chunkSql(
   exp: Base,
   d: SqlDialect,
@@ -69,15 +89,15 @@ export function chunkSql(
   const c = d.quoteIdent(column);
   if (range.lo === undefined) return { sql: `${wrap(exp, d)} WHERE ${c} IS NULL`, params: [] };
   return {
-    sql: `${wrap(exp, d)} WHERE ${c} >= ${d.placeholder(1, "int64")} AND ${c} < ${d.placeholder(2, "int64")}`,
-    params: [range.lo, range.hi!],
+    sql: `${wrap(exp, d)} WHERE ${c} >= ${range.lo} AND ${c} < ${range.hi!}`,
+    params: [],
   };
 }
 
 /**
  * Keyset: the next page after `after` (undefined: the first page), in key order.
  * @example keysetSql(exp, mysql, "id", 1000, { kind: "int64", value: "5000" }).sql
- * // SELECT * FROM (…) AS stowage_q WHERE `id` > ? ORDER BY `id` LIMIT 1000
+ * // SELECT * FROM (…) AS stowage_q WHERE `id` > 5000 ORDER BY `id` LIMIT 1000
  */
 export function keysetSql(
   exp: Base,
@@ -87,10 +107,11 @@ export function keysetSql(
   after?: { kind: ColumnKind; value: QueryParam },
 ): Statement {
   const c = d.quoteIdent(column);
-  const where = after ? ` WHERE ${c} > ${d.placeholder(1, after.kind)}` : "";
+  const v = after ? operand(d, 1, after.kind, after.value) : undefined;
+  const where = v ? ` WHERE ${c} > ${v.text}` : "";
   return {
     sql: `${wrap(exp, d)}${where} ORDER BY ${c} LIMIT ${Math.floor(limit)}`,
-    params: after ? [after.value] : [],
+    params: v?.params ?? [],
   };
 }
 
