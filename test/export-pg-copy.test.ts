@@ -7,7 +7,9 @@
  */
 import { createServer, connect, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cursorParam } from "../src/export/cursor.js";
 import { openPostgres } from "../src/export/sources/postgres.js";
+import { chunkSql, keysetSql } from "../src/export/sql.js";
 import type { QueryOptions, Row, Source } from "../src/export/sources/source.js";
 import { isStowageError } from "../src/shared/errors.js";
 import { PG_URL, pgDrop, pgExec, pgTableName } from "./support/pg.js";
@@ -215,6 +217,28 @@ describe("what binary COPY leaves to the cursor, and its stream's life", () => {
         expect(rows).toEqual(Array.from({ length: n }, (_, i) => [i + 1]));
       }
       expect(proxy.copies).toBe(1); // tried once; the second query went straight to the cursor
+    } finally {
+      await src.close();
+      await proxy.close();
+    }
+  });
+
+  it("keyset pages and chunk ranges on an integer key carry no parameters and stream through COPY", async () => {
+    const proxy = await pgProxy(false);
+    const src = await openPostgres(proxy.url);
+    try {
+      const exp = { table };
+      const page = keysetSql(exp, src, "k", 2, {
+        kind: "int32",
+        value: cursorParam("int32", "2", "postgres"),
+      });
+      const chunk = chunkSql(exp, src, "k", { lo: 1n, hi: 4n });
+      const a = await readAll(src, page.sql);
+      const b = await readAll(src, chunk.sql);
+      expect([page.params, chunk.params]).toEqual([[], []]);
+      expect(proxy.copies).toBe(2);
+      expect(a.rows.map((r) => r[0])).toEqual([3, 4]);
+      expect(b.rows.map((r) => r[0]).sort()).toEqual([1, 2, 3]);
     } finally {
       await src.close();
       await proxy.close();
