@@ -1,8 +1,9 @@
 /**
- * Parquet: rows are gathered column-wise and written as a row group whenever
- * `rowGroupRows` rows or ~`rowGroupBytes` of raw values are pending, each column
- * chunk by `parquet-chunk.ts` (one page, PLAIN or dictionary); hyparquet-writer
- * writes the file around them (magic, footer metadata). Encoded bytes leave for the
+ * Parquet: each row's values are encoded into their columns' chunk builders
+ * (`parquet-chunk.ts`) as it arrives, and a row group is written whenever
+ * `rowGroupRows` rows or ~`rowGroupBytes` of encoded values are pending (one page per
+ * column, PLAIN or dictionary); hyparquet-writer's `ParquetWriter` holds the file's
+ * row-group list and writes the magic and the footer. Encoded bytes leave for the
  * sink every `chunkBytes` (a draining ByteWriter), so memory holds at most one row
  * group plus one chunk. Codecs: zstd (default, wasm), snappy (built in), gzip (node
  * zlib), none.
