@@ -186,7 +186,6 @@ export async function openPostgres(
   let closed = false;
   let inTransaction = false;
   let copySupported = pgOptions.copy !== false;
-  /** The query's columns (a `LIMIT 0` run), or undefined when it cannot be nested and the cursor should run it. */
   /** Enum types seen on this connection (OID → is an enum), looked up once each. */
   const enumTypes = new Map<number, boolean>();
   /** The enums among `fields`' types without a built-in decoder. */
@@ -206,6 +205,7 @@ export async function openPostgres(
     }
     return new Set(fields.map((f) => f.dataTypeID).filter((o) => enumTypes.get(o) === true));
   };
+  /** The query's columns (a `LIMIT 0` run), or undefined when it cannot be nested and the cursor should run it. */
   const describe = async (sql: string): Promise<PgField[] | undefined> => {
     try {
       const res = await client.query({
