@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
-import { resolveExportConfig, type ResolvedExportConfig } from "../src/export/config.js";
+import type { ResolvedExportConfig } from "../src/export/config.js";
 import { parseManifest } from "../src/export/manifest.js";
 import { runConfiguredExport } from "../src/export/session.js";
 import { validateExport } from "../src/export/validate.js";
@@ -15,10 +15,9 @@ import { isStowageError } from "../src/shared/errors.js";
 import { openStore } from "../src/store/open-store.js";
 import type { ObjectStore } from "../src/store/object-store.js";
 import { startFaultProxy } from "./support/fault-proxy.js";
+import { minioEnv as env, minioExportConfig, readAll } from "./support/export-project.js";
 import { minio, uniquePrefix } from "./support/minio.js";
 import { PG_URL, pgDrop, pgExec, pgTableName } from "./support/pg.js";
-
-const env = () => ({ MINIO_KEY: minio().accessKeyId, MINIO_SECRET: minio().secretAccessKey });
 
 function config(
   exp: Record<string, unknown>,
@@ -26,37 +25,13 @@ function config(
   tuning: Record<string, unknown> = {},
   endpoint = minio().endpoint,
 ): ResolvedExportConfig {
-  const m = minio();
-  return resolveExportConfig(
-    {
-      source: { type: "postgres", url: PG_URL },
-      exports: [
-        {
-          name: "orders",
-          ...exp,
-          destination: {
-            type: "s3",
-            bucket: m.bucket,
-            prefix,
-            endpoint,
-            region: m.region,
-            force_path_style: true,
-            access_key_env: "MINIO_KEY",
-            secret_key_env: "MINIO_SECRET",
-          },
-        },
-      ],
-      tuning,
-    },
-    { env: env(), file: "test.yaml" },
+  return minioExportConfig(
+    { type: "postgres", url: PG_URL },
+    { name: "orders", ...exp },
+    prefix,
+    tuning,
+    endpoint,
   );
-}
-
-async function read(store: ObjectStore, key: string): Promise<Buffer> {
-  const res = await store.get(key);
-  const chunks: Buffer[] = [];
-  for await (const c of res.body) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
 }
 
 async function exists(store: ObjectStore, key: string): Promise<boolean> {
@@ -155,11 +130,11 @@ describe("export write contract", () => {
       at(`start ${prefix}/orders_`),
     );
     // The manifest describes exactly what landed, and _SUCCESS holds its SHA-256.
-    const manifestBytes = await read(store, `${prefix}/manifest.json`);
-    expect((await read(store, `${prefix}/_SUCCESS`)).toString().trim()).toBe(
+    const manifestBytes = await readAll(store, `${prefix}/manifest.json`);
+    expect((await readAll(store, `${prefix}/_SUCCESS`)).toString().trim()).toBe(
       createHash("sha256").update(manifestBytes).digest("hex"),
     );
-    expect(await read(store, `${prefix}/manifest-${r.runId}.json`)).toEqual(manifestBytes);
+    expect(await readAll(store, `${prefix}/manifest-${r.runId}.json`)).toEqual(manifestBytes);
     const m = parseManifest(manifestBytes, "manifest.json");
     expect(m).toMatchObject({
       run_id: r.runId,
@@ -176,7 +151,7 @@ describe("export write contract", () => {
       ["created_at", "timestamp"],
       ["note", "string"],
     ]);
-    const body = await read(store, m.parts[0]!.path);
+    const body = await readAll(store, m.parts[0]!.path);
     expect(m.parts[0]).toMatchObject({
       rows: 120000,
       bytes: body.length,
@@ -204,7 +179,7 @@ describe("export write contract", () => {
     for (const [i, p] of r.parts.entries()) {
       expect(p.path).toMatch(new RegExp(`/orders_\\d{8}_\\d{6}_\\d{3}_part${i + 1}\\.csv$`));
       expect(p.bytes).toBeLessThanOrEqual(200_000);
-      const rows = rowsCsv((await read(store, p.path)).toString());
+      const rows = rowsCsv((await readAll(store, p.path)).toString());
       expect(rows.length).toBe(p.rows);
       ids.push(...rows.map((l) => Number(l.split(",")[0])));
     }
@@ -222,7 +197,7 @@ describe("export write contract", () => {
     expect(r.parts.length).toBeGreaterThan(1);
     let sum = 0;
     for (const p of r.parts) {
-      const b = await read(store, p.path);
+      const b = await readAll(store, p.path);
       const back = await parquetReadObjects({
         file: b.buffer.slice(b.byteOffset, b.byteOffset + b.length) as ArrayBuffer,
         compressors,
@@ -253,7 +228,7 @@ describe("export write contract", () => {
       runId: r.runId,
     });
     const victim = r.parts[1]!;
-    const original = await read(store, victim.path);
+    const original = await readAll(store, victim.path);
     const altered = Buffer.from(original);
     altered[10] = altered[10]! ^ 1;
     await store.put(victim.path, altered);
@@ -277,7 +252,7 @@ describe("export write contract", () => {
     );
     const exp = cfg.exports[0]!;
     const idsOf = async (key: string) =>
-      (await read(store, key))
+      (await readAll(store, key))
         .toString()
         .trimEnd()
         .split("\n")
@@ -286,7 +261,7 @@ describe("export write contract", () => {
     expect(r1.rows).toBe(500);
     expect(r1.cursor).toEqual({ column: "id", kind: "int64", from: null, to: "500" });
     const cursorKey = `${prefix}/_cursor-orders.json`;
-    expect(JSON.parse((await read(store, cursorKey)).toString())).toMatchObject({
+    expect(JSON.parse((await readAll(store, cursorKey)).toString())).toMatchObject({
       value: "500",
       run_id: r1.runId,
     });
@@ -306,7 +281,7 @@ describe("export write contract", () => {
     ).rejects.toThrow(/injected/);
     // the failed run puts back the _SUCCESS it removed; the folder's manifest.json
     // (runs r1 and r2) still vouches for every row.
-    const folder = parseManifest(await read(store, `${prefix}/manifest.json`), "manifest.json");
+    const folder = parseManifest(await readAll(store, `${prefix}/manifest.json`), "manifest.json");
     expect(folder.runs).toEqual([r1.runId, r2.runId]);
     expect(folder.parts.map((p) => p.path)).toEqual([r1.parts[0]!.path, r2.parts[0]!.path]);
     expect(folder).toMatchObject({ run_id: r2.runId, totals: { rows: 520, parts: 2 } });
@@ -316,7 +291,7 @@ describe("export write contract", () => {
       .map((e) => e.key)
       .filter((k) => /orders_\d{8}/.test(k));
     expect(dataKeys.sort()).toEqual([r1.parts[0]!.path, r2.parts[0]!.path].sort()); // the failed run cleaned up
-    expect(JSON.parse((await read(store, cursorKey)).toString())).toMatchObject({
+    expect(JSON.parse((await readAll(store, cursorKey)).toString())).toMatchObject({
       value: "520",
       run_id: r2.runId,
     });
@@ -325,7 +300,7 @@ describe("export write contract", () => {
     expect(await idsOf(r4.parts[0]!.path)).toEqual(Array.from({ length: 10 }, (_, i) => 521 + i));
     const r5 = await runConfiguredExport(cfg, exp, { env: env(), store });
     expect(r5.rows).toBe(0); // nothing new: an empty file, the cursor stays
-    expect(JSON.parse((await read(store, cursorKey)).toString())).toMatchObject({
+    expect(JSON.parse((await readAll(store, cursorKey)).toString())).toMatchObject({
       value: "530",
       run_id: r4.runId,
     });
@@ -348,7 +323,7 @@ describe("export write contract", () => {
     const ids: number[] = [];
     for (const p of r.parts) {
       expect(p.path).toMatch(/\/orders_\d{8}_\d{6}_chunk\d+_[0-9a-f]{8}\.parquet$/);
-      const b = await read(store, p.path);
+      const b = await readAll(store, p.path);
       const back = await parquetReadObjects({
         file: b.buffer.slice(b.byteOffset, b.byteOffset + b.length) as ArrayBuffer,
         compressors,
@@ -360,7 +335,7 @@ describe("export write contract", () => {
     expect(r.parts.map((p) => p.chunk)).toEqual(
       [...r.parts.map((p) => p.chunk!)].sort((a, b) => a - b),
     );
-    const m = parseManifest(await read(store, `${prefix}/manifest.json`), "m");
+    const m = parseManifest(await readAll(store, `${prefix}/manifest.json`), "m");
     expect(m.chunks).toMatchObject({
       column: "k",
       size: 2500,
@@ -394,7 +369,7 @@ describe("export write contract", () => {
       const r = await runConfiguredExport(cfg, cfg.exports[0]!, { env: env(), store: rec.store });
       expect(inserted).toBe(true);
       expect(r.rows).toBe(9000);
-      const m = parseManifest(await read(store, `${prefix}/manifest.json`), "m");
+      const m = parseManifest(await readAll(store, `${prefix}/manifest.json`), "m");
       expect(m.chunks?.shared_snapshot).toBe(true);
     } finally {
       await pgDrop(table);

@@ -9,15 +9,14 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolveExportConfig, type ResolvedExportConfig } from "../src/export/config.js";
+import type { ResolvedExportConfig } from "../src/export/config.js";
 import { runExport } from "../src/export/runner.js";
 import { runConfiguredExport, sourceOpener } from "../src/export/session.js";
 import type { ObjectStore } from "../src/store/object-store.js";
+import { minioEnv as env, minioExportConfig } from "./support/export-project.js";
 import { minio, minioStore, uniquePrefix } from "./support/minio.js";
 import { MYSQL_URL, mysqlDrop, mysqlExec, mysqlTableName } from "./support/mysql.js";
 import { PG_URL, pgDrop, pgExec, pgTableName } from "./support/pg.js";
-
-const env = () => ({ MINIO_KEY: minio().accessKeyId, MINIO_SECRET: minio().secretAccessKey });
 
 function config(
   type: "postgres" | "mysql",
@@ -27,31 +26,11 @@ function config(
   extra: Record<string, unknown> = {},
   tuning: Record<string, unknown> = {},
 ): ResolvedExportConfig {
-  const m = minio();
-  return resolveExportConfig(
-    {
-      source: { type, url: type === "postgres" ? PG_URL : MYSQL_URL },
-      tuning: { encoder_thread: encoderThread, batch_size: 700, ...tuning },
-      exports: [
-        {
-          name: "enc",
-          table,
-          format,
-          ...extra,
-          destination: {
-            type: "s3",
-            bucket: m.bucket,
-            prefix: uniquePrefix("enc"),
-            endpoint: m.endpoint,
-            region: m.region,
-            force_path_style: true,
-            access_key_env: "MINIO_KEY",
-            secret_key_env: "MINIO_SECRET",
-          },
-        },
-      ],
-    },
-    { env: env(), file: "test.yaml" },
+  return minioExportConfig(
+    { type, url: type === "postgres" ? PG_URL : MYSQL_URL },
+    { name: "enc", table, format, ...extra },
+    uniquePrefix("enc"),
+    { encoder_thread: encoderThread, batch_size: 700, ...tuning },
   );
 }
 

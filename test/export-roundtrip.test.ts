@@ -11,11 +11,12 @@ import { gunzipSync } from "node:zlib";
 import Database from "better-sqlite3";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
-import { resolveExportConfig, type ResolvedExportConfig } from "../src/export/config.js";
+import type { ResolvedExportConfig } from "../src/export/config.js";
 import { runConfiguredExport } from "../src/export/session.js";
 import { openStore } from "../src/store/open-store.js";
 import type { ObjectStore } from "../src/store/object-store.js";
-import { minio, uniquePrefix } from "./support/minio.js";
+import { minioEnv as env, minioExportConfig, readAll } from "./support/export-project.js";
+import { uniquePrefix } from "./support/minio.js";
 import { PG_URL, pgDrop, pgExec, pgTableName } from "./support/pg.js";
 import { MYSQL_URL, mysqlDrop, mysqlExec, mysqlTableName } from "./support/mysql.js";
 
@@ -26,8 +27,6 @@ interface Case {
   rows: (string | null)[][];
 }
 
-const env = () => ({ MINIO_KEY: minio().accessKeyId, MINIO_SECRET: minio().secretAccessKey });
-
 function config(
   sourceType: string,
   url: string,
@@ -36,38 +35,11 @@ function config(
   prefix: string,
   extra: Record<string, unknown> = {},
 ): ResolvedExportConfig {
-  const m = minio();
-  return resolveExportConfig(
-    {
-      source: { type: sourceType, url },
-      exports: [
-        {
-          name: "rt",
-          table,
-          format,
-          ...extra,
-          destination: {
-            type: "s3",
-            bucket: m.bucket,
-            prefix,
-            endpoint: m.endpoint,
-            region: m.region,
-            force_path_style: true,
-            access_key_env: "MINIO_KEY",
-            secret_key_env: "MINIO_SECRET",
-          },
-        },
-      ],
-    },
-    { env: env(), file: "test.yaml" },
+  return minioExportConfig(
+    { type: sourceType, url },
+    { name: "rt", table, format, ...extra },
+    prefix,
   );
-}
-
-async function readObject(store: ObjectStore, key: string): Promise<Buffer> {
-  const res = await store.get(key);
-  const chunks: Buffer[] = [];
-  for await (const c of res.body) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
 }
 
 /** RFC 4180 parser: quoted fields may hold `,` `"` CR LF; an unquoted empty field is NULL. */
@@ -157,7 +129,7 @@ async function readBack(
   format: string,
   compression: string,
 ): Promise<Record<string, unknown>[] | (string | null)[][]> {
-  let bytes = await readObject(store, key);
+  let bytes = await readAll(store, key);
   if (format === "parquet") {
     const file = bytes.buffer.slice(
       bytes.byteOffset,

@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { resolveExportConfig, type ResolvedExportConfig } from "../../src/export/config.js";
 import type { ObjectStore } from "../../src/store/object-store.js";
 import { minio } from "./minio.js";
 import { MYSQL_URL, mysqlDrop, mysqlExec } from "./mysql.js";
@@ -111,6 +112,48 @@ ${/max_attempts/.test(tuning) ? "" : "  max_attempts: 4\n"}${tuning.replace(/^/g
 `,
   );
   return file;
+}
+
+/** The environment the configs of `minioExportConfig` name their credentials from. */
+export const minioEnv = () => ({
+  MINIO_KEY: minio().accessKeyId,
+  MINIO_SECRET: minio().secretAccessKey,
+});
+
+/**
+ * A resolved export config (in-process runs): `source`, one export `exp` writing to
+ * MinIO under `prefix` with its root credentials, and `tuning`.
+ */
+export function minioExportConfig(
+  source: Record<string, unknown>,
+  exp: Record<string, unknown>,
+  prefix: string,
+  tuning: Record<string, unknown> = {},
+  endpoint = minio().endpoint,
+): ResolvedExportConfig {
+  const m = minio();
+  return resolveExportConfig(
+    {
+      source,
+      exports: [
+        {
+          ...exp,
+          destination: {
+            type: "s3",
+            bucket: m.bucket,
+            prefix,
+            endpoint,
+            region: m.region,
+            force_path_style: true,
+            access_key_env: "MINIO_KEY",
+            secret_key_env: "MINIO_SECRET",
+          },
+        },
+      ],
+      tuning,
+    },
+    { env: minioEnv(), file: "test.yaml" },
+  );
 }
 
 /** Environment for the CLI child: MinIO root credentials (or `creds`), the endpoint and the source URL. */
