@@ -29,6 +29,25 @@ type Framework = [name: string, start: (log: Logger) => Promise<RunningApp>];
 
 const opts = { headers: true };
 
+/** The URL and closer of a listening server. */
+function running(server: Server): RunningApp {
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A Hono app's fetch handler served on a loopback port by @hono/node-server. */
+async function serveHono(
+  fetch: (req: Request) => Response | Promise<Response>,
+): Promise<RunningApp> {
+  return running(
+    await new Promise<Server>((resolve) => {
+      const s = serve({ fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s as Server));
+    }),
+  );
+}
+
 async function startExpress(log: Logger): Promise<RunningApp> {
   const app = express();
   app.use(stowageExpress(log, opts));
@@ -45,13 +64,11 @@ async function startExpress(log: Logger): Promise<RunningApp> {
     ((_err, _req, res, _next) =>
       void res.status(500).json({ error: "internal" })) as express.ErrorRequestHandler,
   );
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return running(
+    await new Promise<Server>((resolve) => {
+      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    }),
+  );
 }
 
 async function startFastify(log: Logger): Promise<RunningApp> {
@@ -81,15 +98,7 @@ async function startHono(log: Logger): Promise<RunningApp> {
     throw new Error("kaboom");
   });
   app.onError((_err, c) => c.json({ error: "internal" }, 500)); // quiet: the record has the stack
-  const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () =>
-      resolve(s as Server),
-    );
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return serveHono(app.fetch);
 }
 
 const frameworks: Framework[] = [
@@ -257,13 +266,11 @@ async function startOptionsApp(name: string, log: Logger): Promise<RunningApp> {
       req.log.info("handler", { same });
       res.json({ requestId: req.requestId });
     });
-    const server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, "127.0.0.1", () => resolve(s));
-    });
-    return {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      close: () => new Promise((resolve) => server.close(() => resolve())),
-    };
+    return running(
+      await new Promise<Server>((resolve) => {
+        const s = app.listen(0, "127.0.0.1", () => resolve(s));
+      }),
+    );
   }
   if (name === "Fastify 5") {
     const app = Fastify();
@@ -291,15 +298,7 @@ async function startOptionsApp(name: string, log: Logger): Promise<RunningApp> {
     c.get("log").info("handler", { same });
     return c.json({ requestId: c.get("requestId") });
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () =>
-      resolve(s as Server),
-    );
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return serveHono(app.fetch);
 }
 
 describe("§3 framework adapter options", () => {
