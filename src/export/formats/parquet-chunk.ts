@@ -127,12 +127,7 @@ function plainWriter(col: ChunkColumn): PlainWriter {
           };
     case "INT64":
       return (s, v) => {
-        const u =
-          scale !== undefined
-            ? unscaled(v as string, scale)
-            : typeof v === "number"
-              ? BigInt(v)
-              : (v as bigint);
+        const u = scale !== undefined ? unscaled(v as string, scale) : (v as number | bigint);
         s.reserve(8);
         putInt64(s, u);
         return u;
@@ -192,6 +187,10 @@ function plainWriter(col: ChunkColumn): PlainWriter {
  */
 export class ColumnChunkBuilder {
   private readonly plain = new Scratch();
+  /** Reused for the dictionary page, the dictionary indexes and the levels of each chunk. */
+  private readonly dictPage = new Scratch();
+  private readonly indexPage = new Scratch();
+  private readonly levels = new Scratch();
   private readonly encode: PlainWriter;
   private defs = new Uint8Array(1024);
   private rows = 0;
@@ -269,7 +268,8 @@ export class ColumnChunkBuilder {
     let dictionaryOffset: bigint | undefined;
     let values: Buffer = this.plain.bytes();
     if (dict) {
-      const d = new Scratch();
+      const d = this.dictPage;
+      d.pos = 0;
       for (const v of this.dictValues) this.encode(d, v);
       dictionaryOffset = BigInt(writer.offset);
       uncompressed += writePage(writer, d.bytes(), compress, {
@@ -278,7 +278,8 @@ export class ColumnChunkBuilder {
         compressed_page_size: 0,
         dictionary_page_header: { num_values: this.dictValues.length, encoding: "PLAIN" },
       });
-      const idx = new Scratch();
+      const idx = this.indexPage;
+      idx.pos = 0;
       const used = this.indexes.subarray(0, nonNull);
       const maxIndex = this.dictValues.length - 1;
       const bitWidth = maxIndex <= 0 ? 0 : 32 - Math.clz32(maxIndex);
@@ -286,7 +287,7 @@ export class ColumnChunkBuilder {
       writeRleBitPackedHybrid(levelWriter(idx, true), used, bitWidth);
       values = idx.bytes();
     }
-    const lv = new Scratch();
+    const lv = this.levels;
     if (this.nulls === 0 || this.nulls === n) {
       // One RLE run (the usual chunk: no NULLs, or only NULLs).
       const w = levelWriter(lv);
