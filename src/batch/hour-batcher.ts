@@ -16,14 +16,7 @@ import { idleTimer } from "../shared/abort.js";
 import { StowageError } from "../shared/errors.js";
 import type { BufferPool } from "./buffer-pool.js";
 import { MAX_EPOCH_MS, utcHourStart } from "./object-key.js";
-
-/** Buffer's own UTF-8 writer (what `buf.write(s, at, "utf8")` calls after checking its arguments). */
-const utf8Write = (buf: Buffer, s: string, at: number): number =>
-  (buf as Buffer & { utf8Write(s: string, at: number, max: number): number }).utf8Write(
-    s,
-    at,
-    buf.length - at,
-  );
+import { utf8Write } from "../shared/buffer-text.js";
 
 export type SealReason = "bytes" | "records" | "interval" | "flush";
 

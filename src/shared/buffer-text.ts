@@ -2,7 +2,8 @@
  * Text in and out of Buffers on hot paths, through Node's unchecked `utf8Write` /
  * `utf8Slice` where the runtime has them (Buffer#write and #toString add argument
  * normalisation per call, which shows on per-field calls), `write` / `toString`
- * elsewhere (Bun). Offsets must be in range: callers reserve space first.
+ * elsewhere. Offsets must be in range: callers reserve space first. Used by the log
+ * batcher, the export text encoder, the Parquet chunk writer and the COPY decoder.
  */
 type Write = (this: Buffer, s: string, offset: number) => number;
 type Slice = (this: Buffer, start: number, end: number) => string;
