@@ -25,6 +25,13 @@ describe("SQL builder", () => {
     );
   });
 
+  it("a user query nests whatever its end: trailing semicolons dropped, a trailing -- comment closed", () => {
+    const q = { query: "SELECT id FROM orders WHERE v <> ';' -- last line;\n ;; " };
+    expect(incrementalSql(q, pg, "id", { kind: "int64", value: "1" }).sql).toBe(
+      "SELECT * FROM (SELECT id FROM orders WHERE v <> ';' -- last line\n) AS stowage_q WHERE \"id\" > 1",
+    );
+  });
+
   it("anything else stays a parameter: text, timestamps, and integer kinds holding non-digits", () => {
     for (const [kind, value] of [
       ["int64", "1; DROP TABLE orders"],

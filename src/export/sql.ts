@@ -2,7 +2,8 @@
  * The one SQL builder of exports: every statement a run sends —
  * the base query, incremental `> cursor`, chunk bounds and ranges, keyset pages —
  * is assembled here from the export and a dialect. Pure: no I/O, no driver.
- * User queries are wrapped as a derived table (`AS stowage_q`), never edited.
+ * User queries are wrapped as a derived table (`AS stowage_q`), never edited but for
+ * trailing semicolons (`nested`).
  */
 import type { ResolvedExport } from "./config.js";
 import type { ColumnKind, QueryParam, Source } from "./sources/source.js";
@@ -31,7 +32,16 @@ export function baseSql(exp: Base, d: SqlDialect): string {
 }
 
 /** The export's query as a derived table; the newline ends a trailing `--` comment of a user query. */
-const wrap = (exp: Base, d: SqlDialect) => `SELECT * FROM (${baseSql(exp, d)}\n) AS stowage_q`;
+/**
+ * A statement as the body of a derived table or of `COPY (…)`: trailing semicolons
+ * dropped, closed after a newline (which ends a trailing `--` comment).
+ * @example nested("SELECT 1; -- one") // "(SELECT 1; -- one\n)"
+ */
+export function nested(sql: string): string {
+  return `(${sql.replace(/[\s;]+$/, "")}\n)`;
+}
+
+const wrap = (exp: Base, d: SqlDialect) => `SELECT * FROM ${nested(baseSql(exp, d))} AS stowage_q`;
 
 const INTEGER_TEXT = /^-?\d{1,19}$/;
 
@@ -74,7 +84,7 @@ export function incrementalSql(
 export function chunkBoundsSql(exp: Base, d: SqlDialect, column: string): Statement {
   const c = d.quoteIdent(column);
   return {
-    sql: `SELECT MIN(${c}) AS lo, MAX(${c}) AS hi FROM (${baseSql(exp, d)}\n) AS stowage_q`,
+    sql: `SELECT MIN(${c}) AS lo, MAX(${c}) AS hi FROM ${nested(baseSql(exp, d))} AS stowage_q`,
     params: [],
   };
 }

@@ -12,6 +12,7 @@ import { connect } from "node:net";
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { utf8Slice } from "../../shared/buffer-text.js";
 import { StowageError } from "../../shared/errors.js";
+import { nested } from "../sql.js";
 import { formatDate, formatTimestamp, parseDateText, parseTimestampText } from "../values.js";
 import type { ColumnSpec, QueryOptions, Row, RowStream } from "./source.js";
 
@@ -326,7 +327,7 @@ export async function copyRows(
   });
   const submittable = {
     submit(connection: { query(text: string): void }) {
-      connection.query(`COPY (${sql}\n) TO STDOUT (FORMAT binary)`);
+      connection.query(`COPY ${nested(sql)} TO STDOUT (FORMAT binary)`);
     },
     handleCopyData(msg: { chunk: Buffer }) {
       if (discarding || failure) return;

@@ -9,6 +9,7 @@
  */
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { connectionHint } from "./connect-hint.js";
+import { nested } from "../sql.js";
 import { copyDecoders, copyRows, hasDecoder, type CopyClient } from "./pg-copy.js";
 import { StowageError } from "../../shared/errors.js";
 import { dateTextToIso, parseDateText, parseTimestampText, timestampTextToIso } from "../values.js";
@@ -154,9 +155,6 @@ function copyRefused(err: unknown): boolean {
   return code === "0A000" || code === "42601";
 }
 
-/** A statement without its trailing semicolons, so it can be nested (callers close it after a newline, which ends a trailing `--` comment). */
-const nestable = (sql: string) => sql.replace(/[\s;]+$/, "");
-
 /**
  * Opens a PostgreSQL connection.
  * @example const src = await openPostgres("postgres://postgres@127.0.0.1/test");
@@ -209,7 +207,7 @@ export async function openPostgres(
   const describe = async (sql: string): Promise<PgField[] | undefined> => {
     try {
       const res = await client.query({
-        text: `SELECT * FROM (${sql}\n) AS stowage_q LIMIT 0`,
+        text: `SELECT * FROM ${nested(sql)} AS stowage_q LIMIT 0`,
         rowMode: "array",
       });
       return res.fields as PgField[];
@@ -244,8 +242,7 @@ export async function openPostgres(
     },
     async query(sql: string, params: QueryParam[], options: QueryOptions): Promise<RowStream> {
       if (copySupported && params.length === 0) {
-        const inner = nestable(sql);
-        const fields = await describe(inner);
+        const fields = await describe(sql);
         const decoders =
           fields &&
           copyDecoders(
@@ -260,7 +257,7 @@ export async function openPostgres(
           try {
             return await copyRows(
               client as unknown as CopyClient,
-              inner,
+              sql,
               fields.map(pgColumn),
               decoders,
               options,
