@@ -183,8 +183,20 @@ export function formatTimestamp(micros: bigint | number, utc: boolean): string {
  * @example decimalToUnscaled("-12.5", 2) // -1250n
  */
 export function decimalToUnscaled(text: string, scale: number): bigint {
-  const fast = plainDecimalUnscaled(text, scale);
-  if (fast !== undefined) return BigInt(fast);
+  const v = unscaledDecimal(text, scale);
+  return typeof v === "bigint" ? v : BigInt(v);
+}
+
+/**
+ * `decimalToUnscaled` as a number when it is a safe integer (the common case, no
+ * bigint made), else as a bigint.
+ * @example unscaledDecimal("-12.5", 2) // -1250
+ */
+export function unscaledDecimal(text: string, scale: number): number | bigint {
+  return plainDecimalUnscaled(text, scale) ?? generalUnscaled(text, scale);
+}
+
+function generalUnscaled(text: string, scale: number): bigint {
   const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
   if (!m || (m[2] === "" && !m[3])) throw notRepresentable(text, "decimal");
   let digits = (m[2] ?? "") + (m[3] ?? "");
@@ -212,7 +224,7 @@ export function decimalToUnscaled(text: string, scale: number): bigint {
  * The common shape `[-]digits[.digits]` with at most `scale` fraction digits and a
  * result below 2^53, without regex or string building; anything else is undefined.
  */
-export function plainDecimalUnscaled(t: string, scale: number): number | undefined {
+function plainDecimalUnscaled(t: string, scale: number): number | undefined {
   const n = t.length;
   let i = t.charCodeAt(0) === 45 ? 1 : 0;
   if (i === n) return undefined;

@@ -12,7 +12,7 @@ import { writePageHeader } from "hyparquet-writer/src/datapage.js";
 import { writeRleBitPackedHybrid } from "hyparquet-writer/src/encoding.js";
 import { utf8Write } from "../../shared/buffer-text.js";
 import type { ColumnKind } from "../sources/source.js";
-import { decimalToUnscaled, plainDecimalUnscaled } from "../values.js";
+import { decimalToUnscaled, unscaledDecimal } from "../values.js";
 
 type Writer = Parameters<typeof writePageHeader>[0];
 type PageHeader = Parameters<typeof writePageHeader>[1];
@@ -75,12 +75,6 @@ const DICTIONARY_SHARE = 0.25;
 
 const lessThan = (a: unknown, b: unknown) => (a as number) < (b as number);
 
-/** An unscaled decimal as a safe integer when it is one (the common case), else a bigint. */
-function unscaled(text: string, scale: number): number | bigint {
-  const n = plainDecimalUnscaled(text, scale);
-  return n === undefined ? decimalToUnscaled(text, scale) : n;
-}
-
 /** Little-endian int64 of a safe integer or a bigint. */
 function putInt64(s: Scratch, v: number | bigint): void {
   const n = typeof v === "bigint" ? Number(v) : v;
@@ -119,7 +113,7 @@ function plainWriter(col: ChunkColumn): PlainWriter {
             return v;
           }
         : (s, v) => {
-            const u = Number(unscaled(v as string, scale));
+            const u = Number(unscaledDecimal(v as string, scale));
             s.reserve(4);
             s.view.setInt32(s.pos, u, true);
             s.pos += 4;
@@ -127,7 +121,8 @@ function plainWriter(col: ChunkColumn): PlainWriter {
           };
     case "INT64":
       return (s, v) => {
-        const u = scale !== undefined ? unscaled(v as string, scale) : (v as number | bigint);
+        const u =
+          scale !== undefined ? unscaledDecimal(v as string, scale) : (v as number | bigint);
         s.reserve(8);
         putInt64(s, u);
         return u;
