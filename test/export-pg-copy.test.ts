@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cursorParam } from "../src/export/cursor.js";
 import { openPostgres } from "../src/export/sources/postgres.js";
 import { chunkSql, keysetSql } from "../src/export/sql.js";
-import type { QueryOptions, Row, Source } from "../src/export/sources/source.js";
+import { csvRenderer } from "../src/export/formats/csv.js";
+import {
+  batchRows,
+  CsvLines,
+  type QueryOptions,
+  type Row,
+  type Source,
+} from "../src/export/sources/source.js";
 import { isStowageError } from "../src/shared/errors.js";
 import { PG_URL, pgDrop, pgExec, pgTableName } from "./support/pg.js";
 
@@ -63,8 +70,28 @@ afterAll(async () => {
 async function readAll(src: Source, sql: string, options: Partial<QueryOptions> = {}) {
   const stream = await src.query(sql, [], { batchSize: 2, ...options });
   const rows: Row[] = [];
-  for await (const b of stream) rows.push(...b);
+  for await (const b of stream) rows.push(...batchRows(b));
   return { columns: stream.columns, rows };
+}
+
+/**
+ * The CSV body of a query: through COPY as `CsvLines` (every batch must be one), or
+ * through the cursor's text values rendered by the CSV format's row renderer.
+ */
+async function csvBody(src: Source, sql: string, lines: boolean, batchSize = 2) {
+  const stream = await src.query(sql, [], { batchSize, textValues: true, csvLines: lines });
+  const render = csvRenderer(stream.columns);
+  const parts: Buffer[] = [];
+  let rows = 0;
+  for await (const b of stream) {
+    rows += b.length;
+    if (lines) {
+      expect(b).toBeInstanceOf(CsvLines);
+      expect(b.length).toBeLessThanOrEqual(batchSize);
+      parts.push(Buffer.from((b as CsvLines).bytes));
+    } else parts.push(Buffer.from(batchRows(b).map(render).join(""), "utf8"));
+  }
+  return { rows, text: Buffer.concat(parts).toString("utf8") };
 }
 
 /**
@@ -123,6 +150,42 @@ describe("binary COPY reads the same values as the cursor (SPEC §7.2)", () => {
     expect(a.rows).toEqual(b.rows);
   });
 
+  it("CSV lines written from the COPY bytes are the CSV the cursor's values render, byte for byte", async () => {
+    const sql = `SELECT * FROM ${table} ORDER BY k`;
+    for (const size of [1, 2, 1000]) {
+      const a = await csvBody(copy, sql, true, size);
+      expect(a).toEqual(await csvBody(cursor, sql, false));
+      expect(a.rows).toBe(ROWS.length);
+    }
+    expect((await csvBody(copy, sql, true)).text).toContain('"line1\nline2, ""quoted"""');
+    // A typed column (an incremental cursor) needs values: those batches stay rows.
+    const stream = await copy.query(sql, [], {
+      batchSize: 100,
+      textValues: true,
+      csvLines: true,
+      typedColumns: ["k"],
+    });
+    for await (const b of stream) expect(Array.isArray(b)).toBe(true);
+  });
+
+  it("CSV lines: random numerics, a row larger than a batch buffer, and many rows", async () => {
+    const sql = `SELECT g, (random() * 10 ^ (g % 40 - 20))::numeric(60, 25) AS a,
+        round(((random() - 0.5) * 10 ^ (g % 30))::numeric, g % 12) AS b, (g - 500)::numeric / 7 AS c,
+        CASE WHEN g = 7 THEN repeat('x",', 200000) ELSE 'r' || g END AS t
+      FROM generate_series(1, 3000) g`;
+    const view = pgTableName("pgcopy_csvnum");
+    await pgExec(`CREATE TABLE ${view} AS ${sql}`);
+    try {
+      const q = `SELECT * FROM ${view} ORDER BY g`;
+      const a = await csvBody(copy, q, true, 500);
+      expect(a).toEqual(await csvBody(cursor, q, false));
+      expect(a.rows).toBe(3000);
+      expect(a.text.length).toBeGreaterThan(800_000);
+    } finally {
+      await pgDrop(view);
+    }
+  });
+
   it("numeric text is exact for random values at many scales", async () => {
     const sql = `SELECT (random() * 10 ^ (g % 40 - 20))::numeric(60, 25) AS a,
         round(((random() - 0.5) * 10 ^ (g % 30))::numeric, g % 12) AS b, (g - 500)::numeric / 7 AS c
@@ -169,7 +232,7 @@ describe("what binary COPY leaves to the cursor, and its stream's life", () => {
   it("a parameterised query reads through the cursor", async () => {
     const stream = await copy.query(`SELECT $1::bigint + 1 AS n`, ["41"], { batchSize: 10 });
     const rows: Row[] = [];
-    for await (const b of stream) rows.push(...b);
+    for await (const b of stream) rows.push(...batchRows(b));
     expect(rows).toEqual([[42n]]);
   });
 
@@ -195,7 +258,7 @@ describe("what binary COPY leaves to the cursor, and its stream's life", () => {
         { batchSize: 10 },
       );
       const rows: Row[] = [];
-      for await (const b of stream) rows.push(...b);
+      for await (const b of stream) rows.push(...batchRows(b));
       expect(rows).toEqual([
         [1, ""],
         [2, ""],

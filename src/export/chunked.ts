@@ -7,7 +7,7 @@
 import { StowageError } from "../shared/errors.js";
 import type { PartRecord } from "./rotating-output.js";
 import { queryOptions, type StreamContext, type StreamResult } from "./run-context.js";
-import type { ColumnSpec, Source } from "./sources/source.js";
+import { batchRows, type ColumnSpec, type Source } from "./sources/source.js";
 import { chunkBoundsSql, chunkSql } from "./sql.js";
 
 interface Chunk {
@@ -36,9 +36,10 @@ async function bounds(ctx: StreamContext, source: Source): Promise<[bigint | nul
     ...queryOptions(ctx),
     batchSize: 1,
     textValues: false,
+    csvLines: false,
   });
   let row: unknown[] = [null, null];
-  for await (const batch of stream) row = batch[0] ?? row;
+  for await (const batch of stream) row = batchRows(batch)[0] ?? row;
   return [toBigInt(row[0], ctx.exp.chunkColumn!), toBigInt(row[1], ctx.exp.chunkColumn!)];
 }
 

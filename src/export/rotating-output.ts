@@ -13,7 +13,7 @@
 import type { ObjectStore } from "../store/object-store.js";
 import type { Encoder, Format } from "./formats/format.js";
 import { MultipartWriter, type MultipartWriterOptions } from "./multipart-writer.js";
-import type { ColumnSpec, Row } from "./sources/source.js";
+import type { Batch, ColumnSpec } from "./sources/source.js";
 
 /** A finished object as the manifest lists it. */
 export interface PartRecord {
@@ -71,13 +71,13 @@ export class RotatingOutput {
     return obj.writer.bytes + obj.encoder.bufferedBytes;
   }
 
-  async write(rows: Row[]): Promise<void> {
+  async write(rows: Batch): Promise<void> {
     // Size checks every SLICE_ROWS rows, whatever batch_size is.
     for (let i = 0; i < rows.length; i += SLICE_ROWS)
       await this.writeSlice(rows.length <= SLICE_ROWS ? rows : rows.slice(i, i + SLICE_ROWS));
   }
 
-  private async writeSlice(rows: Row[]): Promise<void> {
+  private async writeSlice(rows: Batch): Promise<void> {
     if (rows.length === 0) return;
     let obj = this.current;
     if (

@@ -5,6 +5,7 @@
  * Integer arithmetic only: no Date objects, so microseconds and years outside
  * 1970±285k survive.
  */
+import { latin1Slice } from "../shared/buffer-text.js";
 import { StowageError } from "../shared/errors.js";
 
 const MICROS_PER_DAY = 86_400_000_000n;
@@ -126,35 +127,70 @@ function parseTimestampFast(t: string): bigint | undefined {
   return BigInt(micros);
 }
 
-function pad(n: number, width: number): string {
-  return String(n).padStart(width, "0");
-}
-
-/** "00"…"99": two-digit fields without padStart (the text formats' hot path). */
-const D2 = Array.from({ length: 100 }, (_, i) => (i < 10 ? "0" : "") + String(i));
-
 /** The last day formatted: a batch's timestamps mostly share their day. */
 let lastDay = NaN;
 let lastDayText = "";
 
-/** `YYYY-MM-DD` of a day number (years before 1 or after 9999 use a sign, as ISO 8601 allows). */
-export function formatDate(days: number): string {
-  if (days === lastDay) return lastDayText;
-  const [y, m, d] = civilFromDays(days);
-  const year =
-    y >= 0 && y <= 9999
-      ? D2[Math.floor(y / 100)]! + D2[y % 100]!
-      : (y < 0 ? "-" : "+") + pad(Math.abs(y), 6);
-  lastDayText = `${year}-${D2[m]!}-${D2[d]!}`;
-  lastDay = days;
-  return lastDayText;
+/** Room `writeDate` needs at most (`-123456-01-01`). */
+export const DATE_TEXT_MAX = 14;
+/** Room `writeTimestamp` needs at most (a date, `T`, `HH:MM:SS.ffffff`, `Z`). */
+export const TIMESTAMP_TEXT_MAX = DATE_TEXT_MAX + 17;
+
+/** The last day `writeDate` wrote, and its text: a batch's timestamps mostly share their day. */
+let writtenDay = NaN;
+let writtenDayLength = 0;
+const WRITTEN_DAY = Buffer.alloc(DATE_TEXT_MAX);
+
+/** Writes the two decimal digits of 0 ≤ n < 100 at `at`. */
+function put2(out: Buffer, at: number, n: number): void {
+  const t = (n / 10) | 0;
+  out[at] = 48 + t;
+  out[at + 1] = 48 + n - t * 10;
 }
 
 /**
- * ISO-8601 text of microseconds since the epoch (a bigint, or a safe-integer number); `utc` appends `Z`.
- * @example formatTimestamp(1704161045500000n, true) // "2024-01-02T02:04:05.500000Z"
+ * Writes the `YYYY-MM-DD` text of a day number at `at` (years before 1 or after 9999
+ * as `±YYYYYY`, as ISO 8601 allows); returns the offset after it. The one owner of
+ * the export text of dates: `formatDate` is this as a string.
  */
-export function formatTimestamp(micros: bigint | number, utc: boolean): string {
+export function writeDate(out: Buffer, at: number, days: number): number {
+  if (days === writtenDay) {
+    for (let k = 0; k < writtenDayLength; k++) out[at + k] = WRITTEN_DAY[k]!;
+    return at + writtenDayLength;
+  }
+  const [y, m, d] = civilFromDays(days);
+  let i = at;
+  if (y >= 0 && y <= 9999) {
+    put2(out, i, (y / 100) | 0);
+    put2(out, i + 2, y % 100);
+    i += 4;
+  } else {
+    out[i++] = y < 0 ? 45 : 43;
+    let a = Math.abs(y);
+    for (let k = 5; k >= 0; k--, a = Math.floor(a / 10)) out[i + k] = 48 + (a % 10);
+    i += 6;
+  }
+  out[i] = 45;
+  put2(out, i + 1, m);
+  out[i + 3] = 45;
+  put2(out, i + 4, d);
+  writtenDay = days;
+  writtenDayLength = out.copy(WRITTEN_DAY, 0, at, i + 6);
+  return i + 6;
+}
+
+/**
+ * Writes the ISO-8601 text of microseconds since the epoch (a bigint, or a
+ * safe-integer number) at `at`: `YYYY-MM-DDTHH:MM:SS`, then `.ffffff` when the
+ * fraction is not zero, then `Z` when `utc`. Returns the offset after it. The one
+ * owner of the export text of timestamps: `formatTimestamp` is this as a string.
+ */
+export function writeTimestamp(
+  out: Buffer,
+  at: number,
+  micros: bigint | number,
+  utc: boolean,
+): number {
   let dayNumber: number;
   let r: number;
   const asNumber = Number(micros);
@@ -172,10 +208,42 @@ export function formatTimestamp(micros: bigint | number, utc: boolean): string {
     dayNumber = Number(days);
     r = Number(rest);
   }
+  let i = writeDate(out, at, dayNumber);
   const secs = Math.floor(r / 1_000_000);
-  const frac = r % 1_000_000;
-  const time = `${D2[Math.floor(secs / 3600)]!}:${D2[Math.floor(secs / 60) % 60]!}:${D2[secs % 60]!}`;
-  return `${formatDate(dayNumber)}T${time}${frac ? "." + String(1_000_000 + frac).slice(1) : ""}${utc ? "Z" : ""}`;
+  let frac = r - secs * 1_000_000;
+  out[i] = 84; // T
+  put2(out, i + 1, Math.floor(secs / 3600));
+  out[i + 3] = 58;
+  put2(out, i + 4, Math.floor(secs / 60) % 60);
+  out[i + 6] = 58;
+  put2(out, i + 7, secs % 60);
+  i += 9;
+  if (frac) {
+    out[i] = 46;
+    for (let k = 6; k >= 1; k--, frac = Math.floor(frac / 10)) out[i + k] = 48 + (frac % 10);
+    i += 7;
+  }
+  if (utc) out[i++] = 90; // Z
+  return i;
+}
+
+/** Scratch space of the string forms below (single-threaded, never held across calls). */
+const SCRATCH = Buffer.allocUnsafe(64);
+
+/** `YYYY-MM-DD` of a day number (years before 1 or after 9999 use a sign, as ISO 8601 allows). */
+export function formatDate(days: number): string {
+  if (days === lastDay) return lastDayText;
+  lastDayText = latin1Slice(SCRATCH, 0, writeDate(SCRATCH, 0, days));
+  lastDay = days;
+  return lastDayText;
+}
+
+/**
+ * ISO-8601 text of microseconds since the epoch (a bigint, or a safe-integer number); `utc` appends `Z`.
+ * @example formatTimestamp(1704161045500000n, true) // "2024-01-02T02:04:05.500000Z"
+ */
+export function formatTimestamp(micros: bigint | number, utc: boolean): string {
+  return latin1Slice(SCRATCH, 0, writeTimestamp(SCRATCH, 0, micros, utc));
 }
 
 /**

@@ -8,7 +8,11 @@
 type Write = (this: Buffer, s: string, offset: number) => number;
 type Slice = (this: Buffer, start: number, end: number) => string;
 
-const proto = Buffer.prototype as unknown as { utf8Write?: Write; utf8Slice?: Slice };
+const proto = Buffer.prototype as unknown as {
+  utf8Write?: Write;
+  utf8Slice?: Slice;
+  latin1Slice?: Slice;
+};
 const write: Write =
   proto.utf8Write ??
   function (this: Buffer, s: string, offset: number) {
@@ -20,6 +24,12 @@ const slice: Slice =
     return this.toString("utf8", start, end);
   };
 
+const latin1: Slice =
+  proto.latin1Slice ??
+  function (this: Buffer, start: number, end: number) {
+    return this.toString("latin1", start, end);
+  };
+
 /** Writes `s` as UTF-8 at `offset` (the buffer must have room); returns the bytes written. */
 export function utf8Write(buf: Buffer, s: string, offset: number): number {
   return write.call(buf, s, offset);
@@ -28,4 +38,9 @@ export function utf8Write(buf: Buffer, s: string, offset: number): number {
 /** The UTF-8 text of `buf[start, end)`. */
 export function utf8Slice(buf: Buffer, start: number, end: number): string {
   return slice.call(buf, start, end);
+}
+
+/** The Latin-1 text of `buf[start, end)` (ASCII written by the export's byte writers). */
+export function latin1Slice(buf: Buffer, start: number, end: number): string {
+  return latin1.call(buf, start, end);
 }

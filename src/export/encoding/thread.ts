@@ -20,7 +20,7 @@ import type { ResourceLimits, Worker } from "node:worker_threads";
 import { StowageError } from "../../shared/errors.js";
 import { AwaitedWorker, startWorker } from "../../shared/worker-thread.js";
 import type { ByteSink, Encoder, Format, FormatOptions } from "../formats/format.js";
-import type { ColumnSpec, Row } from "../sources/source.js";
+import { batchRows, type Batch, type ColumnSpec } from "../sources/source.js";
 import { packRows, type FromWorker, type ToWorker } from "./protocol.js";
 
 const ENCODING_WORKER = {
@@ -163,7 +163,8 @@ export class WorkerEncoder implements Encoder {
     return this.send({ t: "open", id: this.id, seq: ++this.seq, format, columns: this.columns });
   }
 
-  async write(rows: Row[]): Promise<void> {
+  async write(batch: Batch): Promise<void> {
+    const rows = batchRows(batch);
     if (rows.length === 0) return;
     while (this.pending.size >= this.thread.maxInFlight && !this.failure)
       await Promise.race([...this.pending.values()].map((p) => p.done)).catch(() => undefined);

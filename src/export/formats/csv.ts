@@ -16,6 +16,51 @@ export function csvQuote(s: string): string {
   return NEEDS_QUOTES.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/**
+ * `csvQuote` on UTF-8 bytes: writes `src[start, end)` as one CSV field at `at` and
+ * returns the offset after it. Room needed: 2 × (end − start) + 2 bytes.
+ */
+export function writeCsvText(
+  out: Buffer,
+  at: number,
+  src: Uint8Array,
+  start: number,
+  end: number,
+): number {
+  if (start === end) {
+    out[at] = 34;
+    out[at + 1] = 34;
+    return at + 2;
+  }
+  let plain = true;
+  for (let i = start; i < end; i++) {
+    const c = src[i]!;
+    if (c === 34 || c === 44 || c === 13 || c === 10) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    if (end - start > 48) {
+      out.set(src.subarray(start, end), at);
+      return at + end - start;
+    }
+    for (let i = start; i < end; i++) out[at++] = src[i]!;
+    return at;
+  }
+  out[at++] = 34;
+  for (let i = start; i < end; i++) {
+    const c = src[i]!;
+    if (c === 34) out[at++] = 34;
+    out[at++] = c;
+  }
+  out[at++] = 34;
+  return at;
+}
+
+/** The line end after every CSV row. */
+export const CSV_EOL = "\r\n";
+
 /** Renders a non-NULL value of `kind` as CSV field text. */
 export function csvField(kind: ColumnKind): (v: unknown) => string {
   switch (kind) {
@@ -51,7 +96,7 @@ export function csvRenderer(columns: ColumnSpec[]): (row: Row) => string {
       if (i > 0) line += ",";
       if (v !== null && v !== undefined) line += fields[i]!(v);
     }
-    return line + "\r\n";
+    return line + CSV_EOL;
   };
 }
 
@@ -66,13 +111,14 @@ export function csvFormat(options: FormatOptions): Format {
     extension: gzip ? "csv.gz" : "csv",
     contentType: gzip ? "application/gzip" : "text/csv; charset=utf-8",
     async createEncoder(columns, sink) {
-      const header = columns.map((c) => csvQuote(c.name)).join(",") + "\r\n";
+      const header = columns.map((c) => csvQuote(c.name)).join(",") + CSV_EOL;
       return new TextFileEncoder(
         sink,
         csvRenderer(columns),
         options.chunkBytes ?? 1024 * 1024,
         gzip,
         header,
+        true,
       );
     },
   };

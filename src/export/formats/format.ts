@@ -3,7 +3,7 @@
  * pushed to a `ByteSink` as they are produced (never a whole file in memory),
  * plus the file extension and content type of what it writes.
  */
-import type { ColumnSpec, Row } from "../sources/source.js";
+import type { Batch, ColumnSpec } from "../sources/source.js";
 
 export type FormatName = "parquet" | "csv" | "ndjson";
 export type Compression = "zstd" | "snappy" | "gzip" | "none";
@@ -23,7 +23,8 @@ export interface ByteSink {
  * under `boundBytes` for rows whose encoded form is not larger than their raw size.
  */
 export interface Encoder {
-  write(rows: Row[]): Promise<void>;
+  /** Rows as values; CSV lines only where the format is CSV (`QueryOptions.csvLines`). */
+  write(rows: Batch): Promise<void>;
   /** Flushes everything and writes the file trailer (Parquet footer, gzip trailer). */
   finish(): Promise<void>;
   readonly bufferedBytes: number;

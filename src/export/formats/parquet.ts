@@ -11,7 +11,7 @@
 import { gzipSync } from "node:zlib";
 import { ByteWriter, ParquetWriter } from "hyparquet-writer";
 import { snappyCompress } from "hyparquet-writer/src/snappy.js";
-import type { ColumnSpec, Row } from "../sources/source.js";
+import { batchRows, type Batch, type ColumnSpec } from "../sources/source.js";
 import type { ByteSink, Encoder, Format, FormatOptions } from "./format.js";
 import {
   ColumnChunkBuilder,
@@ -190,7 +190,8 @@ class ParquetEncoder implements Encoder {
     return 2 * this.rowGroupBytes + 2 * this.chunkBytes;
   }
 
-  async write(rows: Row[]): Promise<void> {
+  async write(batch: Batch): Promise<void> {
+    const rows = batchRows(batch);
     const builders = this.builders;
     const n = builders.length;
     for (const row of rows) {

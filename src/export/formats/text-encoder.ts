@@ -10,7 +10,7 @@
  */
 import { createGzip, type Gzip } from "node:zlib";
 import { utf8Write } from "../../shared/buffer-text.js";
-import type { Row } from "../sources/source.js";
+import { batchRows, CsvLines, type Batch, type Row } from "../sources/source.js";
 import type { ByteSink, Encoder } from "./format.js";
 
 export type RenderRow = (row: Row) => string;
@@ -68,6 +68,8 @@ export class TextFileEncoder implements Encoder {
     private readonly chunkBytes: number,
     gzip: boolean,
     header = "",
+    /** The lines this encoder writes are CSV lines: a source's `CsvLines` go in as they are. */
+    private readonly csv = false,
   ) {
     this.gzip = gzip ? new GzipPipe(sink) : undefined;
     this.chunk = Buffer.allocUnsafe(Math.max(64 * 1024, chunkBytes, Buffer.byteLength(header)));
@@ -83,7 +85,9 @@ export class TextFileEncoder implements Encoder {
     return 2 * this.chunkBytes + 64 * 1024;
   }
 
-  async write(rows: Row[]): Promise<void> {
+  async write(batch: Batch): Promise<void> {
+    if (this.csv && batch instanceof CsvLines) return this.writeBytes(batch.bytes);
+    const rows = batchRows(batch);
     const buf = this.chunk;
     const cap = buf.length;
     for (const row of rows) {
@@ -99,6 +103,18 @@ export class TextFileEncoder implements Encoder {
         }
       }
       this.used += utf8Write(buf, line, this.used);
+      if (this.used >= this.chunkBytes) await this.handOff();
+    }
+    this.note();
+  }
+
+  /** Rendered lines: copied into the chunk, or handed on as they are when larger than one. */
+  private async writeBytes(bytes: Buffer): Promise<void> {
+    if (this.used + bytes.length > this.chunk.length) await this.handOff();
+    if (bytes.length >= this.chunkBytes) await this.emit(bytes);
+    else {
+      this.chunk.set(bytes, this.used);
+      this.used += bytes.length;
       if (this.used >= this.chunkBytes) await this.handOff();
     }
     this.note();

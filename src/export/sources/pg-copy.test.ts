@@ -4,8 +4,9 @@
  * is not binary COPY with a clear source error.
  */
 import { describe, expect, it } from "vitest";
-import { BinaryCopyParser, copyDecoders } from "./pg-copy.js";
-import type { Row } from "./source.js";
+import { csvRenderer } from "../formats/csv.js";
+import { BinaryCopyParser, copyDecoders, copyTarget, CsvBatcher, ValueBatcher } from "./pg-copy.js";
+import type { CsvLines, Row } from "./source.js";
 
 /** A binary COPY stream of (int4, text, int8) rows; null fields are NULL. */
 function stream(rows: (readonly [number | null, string | null, bigint | null])[]): Buffer {
@@ -38,9 +39,23 @@ const FIELDS = [
 
 function parse(chunks: Buffer[]): { rows: Row[]; ended: boolean } {
   const rows: Row[] = [];
-  const parser = new BinaryCopyParser(copyDecoders(FIELDS, false, [])!, (r) => rows.push(r));
+  const batcher = new ValueBatcher(copyDecoders(FIELDS, false, [])!, 7, (b) => rows.push(...b));
+  const parser = new BinaryCopyParser(FIELDS.length, batcher);
   for (const c of chunks) parser.push(c);
+  batcher.flush();
   return { rows, ended: parser.ended };
+}
+
+/** The same stream as CSV lines (batches of 7 rows), joined. */
+function parseCsv(chunks: Buffer[]): string {
+  const out: Buffer[] = [];
+  const target = copyTarget(FIELDS, { batchSize: 7, csvLines: true });
+  if (!target || !("csv" in target)) throw new Error("expected a CSV target");
+  const batcher = new CsvBatcher(target.csv, 7, (b: CsvLines) => out.push(Buffer.from(b.bytes)));
+  const parser = new BinaryCopyParser(FIELDS.length, batcher);
+  for (const c of chunks) parser.push(c);
+  batcher.flush();
+  return Buffer.concat(out).toString("utf8");
 }
 
 describe("binary COPY parser", () => {
@@ -72,6 +87,23 @@ describe("binary COPY parser", () => {
       }
       expect(parse(chunks)).toEqual({ rows: expected, ended: true });
     }
+  });
+
+  it("CSV lines from the bytes equal the CSV renderer's lines of the decoded text values, at every cut", () => {
+    const render = csvRenderer([
+      { name: "i", kind: "int32", sourceType: "integer" },
+      { name: "s", kind: "string", sourceType: "text" },
+      { name: "l", kind: "int64", sourceType: "bigint" },
+    ]);
+    const rows: Row[] = [];
+    const batcher = new ValueBatcher(copyDecoders(FIELDS, true, [])!, 1000, (b) => rows.push(...b));
+    new BinaryCopyParser(FIELDS.length, batcher).push(whole);
+    batcher.flush();
+    const expectedCsv = rows.map(render).join("");
+    expect(expectedCsv.split("\r\n").length).toBe(201);
+    expect(parseCsv([whole])).toBe(expectedCsv);
+    for (let cut = 1; cut < 120; cut += 7)
+      expect(parseCsv([whole.subarray(0, cut), whole.subarray(cut)])).toBe(expectedCsv);
   });
 
   it("a stream without the PGCOPY signature is a source error", () => {

@@ -10,11 +10,28 @@
  */
 import { connect } from "node:net";
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
-import { utf8Slice } from "../../shared/buffer-text.js";
+import { latin1Slice, utf8Slice } from "../../shared/buffer-text.js";
 import { StowageError } from "../../shared/errors.js";
+import { writeCsvText } from "../formats/csv.js";
 import { nested } from "../sql.js";
-import { formatDate, formatTimestamp, parseDateText, parseTimestampText } from "../values.js";
-import type { ColumnSpec, QueryOptions, Row, RowStream } from "./source.js";
+import {
+  DATE_TEXT_MAX,
+  formatDate,
+  formatTimestamp,
+  parseDateText,
+  parseTimestampText,
+  TIMESTAMP_TEXT_MAX,
+  writeDate,
+  writeTimestamp,
+} from "../values.js";
+import {
+  CsvLines,
+  type Batch,
+  type ColumnSpec,
+  type QueryOptions,
+  type Row,
+  type RowStream,
+} from "./source.js";
 
 /** Decodes one non-NULL field of `len` bytes at `p`. */
 type Decoder = (buf: Buffer, p: number, len: number) => unknown;
@@ -75,79 +92,228 @@ function dateDays(b: Buffer, p: number): number {
 
 const utf8: Decoder = (b, p, len) => utf8Slice(b, p, p + len);
 
-/** A base-10000 digit as its four decimal digits. */
-const four = (d: number) =>
-  d >= 1000
-    ? String(d)
-    : d >= 100
-      ? "0" + String(d)
-      : d >= 10
-        ? "00" + String(d)
-        : "000" + String(d);
+/** Writes the decimal digits of a safe integer at `at`; returns the offset after them. */
+function writeInt(out: Buffer, at: number, n: number): number {
+  if (n < 0) {
+    out[at++] = 45;
+    n = -n;
+  }
+  let len = 1;
+  for (let t = n; t >= 10; t = Math.floor(t / 10)) len++;
+  for (let i = at + len - 1; i >= at; i--) {
+    const q = Math.floor(n / 10);
+    out[i] = 48 + n - q * 10;
+    n = q;
+  }
+  return at + len;
+}
+
+/** Writes base-10000 digit `d` as four decimal digits. */
+function put4(out: Buffer, at: number, d: number): void {
+  const a = (d / 100) | 0;
+  const b = d - a * 100;
+  out[at] = 48 + ((a / 10) | 0);
+  out[at + 1] = 48 + (a % 10);
+  out[at + 2] = 48 + ((b / 10) | 0);
+  out[at + 3] = 48 + (b % 10);
+}
+
+/** Room `writeNumeric` needs at most for the field at `p`. */
+function numericRoom(b: Buffer, p: number): number {
+  return 4 * Math.max(int16(b, p + 2) + 1, 1) + Math.max(int16(b, p + 6), 0) + 12;
+}
 
 /**
- * `numeric_send` (ndigits, weight, sign, dscale, base-10000 digits) as the text
+ * Writes `numeric_send` (ndigits, weight, sign, dscale, base-10000 digits) as the text
  * `numeric_out` prints: NaN/±Infinity by name, otherwise exactly `dscale` fraction digits.
  */
-const numericText: Decoder = (b, p) => {
+function writeNumeric(b: Buffer, p: number, out: Buffer, at: number): number {
   const ndigits = int16(b, p);
   const weight = int16(b, p + 2);
   const sign = uint16(b, p + 4);
   const dscale = int16(b, p + 6);
-  if (sign === 0xc000) return "NaN";
-  if (sign === 0xd000) return "Infinity";
-  if (sign === 0xf000) return "-Infinity";
+  if (sign === 0xc000 || sign === 0xd000 || sign === 0xf000)
+    return (
+      at +
+      out.write(sign === 0xc000 ? "NaN" : sign === 0xd000 ? "Infinity" : "-Infinity", at, "latin1")
+    );
   const digit = (k: number) => (k >= 0 && k < ndigits ? uint16(b, p + 8 + 2 * k) : 0);
-  let s = sign === 0x4000 ? "-" : "";
-  if (weight < 0) s += "0";
-  else for (let k = 0; k <= weight; k++) s += k === 0 ? String(digit(k)) : four(digit(k));
-  if (dscale > 0) {
-    let frac = "";
-    for (let k = weight + 1; frac.length < dscale; k++) frac += four(digit(k));
-    s += "." + (frac.length === dscale ? frac : frac.slice(0, dscale));
+  if (sign === 0x4000) out[at++] = 45;
+  if (weight < 0) out[at++] = 48;
+  else {
+    at = writeInt(out, at, digit(0));
+    for (let k = 1; k <= weight; k++, at += 4) put4(out, at, digit(k));
   }
-  return s;
+  if (dscale > 0) {
+    out[at++] = 46;
+    let left = dscale;
+    for (let k = weight + 1; left > 0; k++) {
+      if (left >= 4) {
+        put4(out, at, digit(k));
+        at += 4;
+        left -= 4;
+      } else {
+        const d = digit(k);
+        for (let j = 0, div = 1000; j < left; j++, div /= 10)
+          out[at++] = 48 + (Math.floor(d / div) % 10);
+        left = 0;
+      }
+    }
+  }
+  return at;
+}
+
+/** Scratch space for the string forms of the byte writers (never held across calls). */
+let SCRATCH = Buffer.allocUnsafe(256);
+
+/** The text of a field through its byte writer. */
+function viaBytes(room: number, write: (out: Buffer, at: number) => number): string {
+  if (SCRATCH.length < room) SCRATCH = Buffer.allocUnsafe(room);
+  return latin1Slice(SCRATCH, 0, write(SCRATCH, 0));
+}
+
+const numericText: Decoder = (b, p) =>
+  viaBytes(numericRoom(b, p), (o, at) => writeNumeric(b, p, o, at));
+
+const HEX = Buffer.from("0123456789abcdef", "latin1");
+
+/** Writes a uuid field as `8-4-4-4-12` lowercase hex. */
+function writeUuid(b: Buffer, p: number, out: Buffer, at: number): number {
+  for (let k = 0; k < 16; k++) {
+    if (k === 4 || k === 6 || k === 8 || k === 10) out[at++] = 45;
+    out[at++] = HEX[b[p + k]! >> 4]!;
+    out[at++] = HEX[b[p + k]! & 15]!;
+  }
+  return at;
+}
+
+const uuidText: Decoder = (b, p) => viaBytes(36, (o, at) => writeUuid(b, p, o, at));
+
+/** Writes a non-NULL field as its CSV field (quoted when needed) at `at`; returns the offset after it. */
+type CsvWriter = (b: Buffer, p: number, len: number, out: Buffer, at: number) => number;
+/** Room the CSV field of a non-NULL field takes at most. */
+type CsvRoom = (b: Buffer, p: number, len: number) => number;
+
+/** How one type is read: typed values, text values (`textValues`), and CSV bytes (`csvLines`). */
+interface Codec {
+  typed: Decoder;
+  text: Decoder;
+  csv: CsvWriter;
+  room: CsvRoom;
+}
+
+const ascii = (s: string, out: Buffer, at: number) => at + out.write(s, at, "latin1");
+const fixed =
+  (n: number): CsvRoom =>
+  () =>
+    n;
+const textRoom: CsvRoom = (_b, _p, len) => 2 * len + 2;
+/** A text field: its bytes are its UTF-8 text. */
+const TEXT: Codec = {
+  typed: utf8,
+  text: utf8,
+  csv: (b, p, len, out, at) => writeCsvText(out, at, b, p, p + len),
+  room: textRoom,
 };
 
-const uuidText: Decoder = (b, p) => {
-  const h = b.toString("hex", p, p + 16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-};
+function jsonbStart(b: Buffer, p: number): number {
+  if (b[p] !== 1) throw new StowageError("source", `unsupported jsonb version ${b[p]}`);
+  return p + 1;
+}
 
-/** An enum label (its binary form is its text). */
-const LABEL: [Decoder, Decoder] = [utf8, utf8];
-
-/** OID → [typed decoder, text-values decoder]. */
-const DECODERS: Record<number, [Decoder, Decoder]> = (() => {
-  const same = (d: Decoder): [Decoder, Decoder] => [d, d];
+/** Type OID → its codec. */
+const CODECS: Record<number, Codec> = (() => {
+  const same = (d: Decoder, csv: CsvWriter, room: CsvRoom): Codec => ({
+    typed: d,
+    text: d,
+    csv,
+    room,
+  });
+  const int = (read: (b: Buffer, p: number) => number, typed: Decoder = read): Codec => ({
+    typed,
+    text: (b, p) => String(read(b, p)),
+    csv: (b, p, _len, out, at) => writeInt(out, at, read(b, p)),
+    room: fixed(11),
+  });
+  const timestamp = (utc: boolean): Codec => ({
+    typed: timestampTyped,
+    text: timestampText(utc),
+    csv: (b, p, _len, out, at) => writeTimestamp(out, at, timestampMicros(b, p), utc),
+    room: fixed(TIMESTAMP_TEXT_MAX),
+  });
   return {
-    16: same((b, p) => b[p] !== 0),
-    17: same((b, p, len) => Buffer.from(b.subarray(p, p + len))),
-    20: [int8Typed, int8Text],
-    21: [(b, p) => int16(b, p), (b, p) => String(int16(b, p))],
-    23: [(b, p) => int32(b, p), (b, p) => String(int32(b, p))],
-    26: [(b, p) => BigInt(int32(b, p) >>> 0), (b, p) => String(int32(b, p) >>> 0)],
-    701: same((b, p) => b.readDoubleBE(p)),
-    1700: same(numericText),
-    25: same(utf8),
-    1043: same(utf8),
-    1042: same(utf8),
-    19: same(utf8),
-    114: same(utf8),
-    3802: same((b, p, len) => {
-      if (b[p] !== 1) throw new StowageError("source", `unsupported jsonb version ${b[p]}`);
-      return utf8Slice(b, p + 1, p + len);
-    }),
-    2950: same(uuidText),
-    1082: [(b, p) => dateDays(b, p), (b, p) => formatDate(dateDays(b, p))],
-    1114: [timestampTyped, timestampText(false)],
-    1184: [timestampTyped, timestampText(true)],
+    16: same(
+      (b, p) => b[p] !== 0,
+      (b, p, _len, out, at) => ascii(b[p] !== 0 ? "true" : "false", out, at),
+      fixed(5),
+    ),
+    17: same(
+      (b, p, len) => Buffer.from(b.subarray(p, p + len)),
+      (b, p, len, out, at) =>
+        len === 0 ? ascii('""', out, at) : ascii(b.toString("base64", p, p + len), out, at),
+      (_b, _p, len) => 4 * Math.ceil(len / 3) + 2,
+    ),
+    20: {
+      typed: int8Typed,
+      text: int8Text,
+      csv: (b, p, _len, out, at) => {
+        const n = safeInt64(b, p);
+        return n === undefined
+          ? ascii(b.readBigInt64BE(p).toString(), out, at)
+          : writeInt(out, at, n);
+      },
+      room: fixed(20),
+    },
+    21: int(int16),
+    23: int(int32),
+    26: int(
+      (b, p) => int32(b, p) >>> 0,
+      (b, p) => BigInt(int32(b, p) >>> 0),
+    ),
+    701: same(
+      (b, p) => b.readDoubleBE(p),
+      (b, p, _len, out, at) => ascii(String(b.readDoubleBE(p)), out, at),
+      fixed(32),
+    ),
+    1700: same(numericText, (b, p, _len, out, at) => writeNumeric(b, p, out, at), numericRoom),
+    25: TEXT,
+    1043: TEXT,
+    1042: TEXT,
+    19: TEXT,
+    114: TEXT,
+    3802: same(
+      (b, p, len) => utf8Slice(b, jsonbStart(b, p), p + len),
+      (b, p, len, out, at) => writeCsvText(out, at, b, jsonbStart(b, p), p + len),
+      textRoom,
+    ),
+    2950: same(uuidText, (b, p, _len, out, at) => writeUuid(b, p, out, at), fixed(36)),
+    1082: {
+      typed: (b, p) => dateDays(b, p),
+      text: (b, p) => formatDate(dateDays(b, p)),
+      csv: (b, p, _len, out, at) => writeDate(out, at, dateDays(b, p)),
+      room: fixed(DATE_TEXT_MAX),
+    },
+    1114: timestamp(false),
+    1184: timestamp(true),
   };
 })();
 
 /** Whether a built-in type OID has a binary decoder. */
 export function hasDecoder(oid: number): boolean {
-  return DECODERS[oid] !== undefined;
+  return CODECS[oid] !== undefined;
+}
+
+type Field = { name: string; dataTypeID: number };
+
+/** The codecs of a query's columns, or undefined when a column has none. */
+function codecsOf(fields: readonly Field[], labelTypes: ReadonlySet<number>): Codec[] | undefined {
+  const out: Codec[] = [];
+  for (const f of fields) {
+    const c = CODECS[f.dataTypeID] ?? (labelTypes.has(f.dataTypeID) ? TEXT : undefined);
+    if (!c) return undefined;
+    out.push(c);
+  }
+  return out;
 }
 
 /**
@@ -157,18 +323,33 @@ export function hasDecoder(oid: number): boolean {
  * form is their text (enums: `enum_send` sends the label), read as strings.
  */
 export function copyDecoders(
-  fields: readonly { name: string; dataTypeID: number }[],
+  fields: readonly Field[],
   textValues: boolean,
   typed: readonly string[],
   labelTypes: ReadonlySet<number> = new Set(),
 ): Decoder[] | undefined {
-  const out: Decoder[] = [];
-  for (const f of fields) {
-    const d = DECODERS[f.dataTypeID] ?? (labelTypes.has(f.dataTypeID) ? LABEL : undefined);
-    if (!d) return undefined;
-    out.push(textValues && !typed.includes(f.name) ? d[1] : d[0]);
-  }
-  return out;
+  return codecsOf(fields, labelTypes)?.map((c, i) =>
+    textValues && !typed.includes(fields[i]!.name) ? c.text : c.typed,
+  );
+}
+
+/** How the COPY stream's rows become batches: values (`Row[]`) or CSV lines. */
+export type CopyRowsTarget = { decoders: Decoder[] } | { csv: Codec[] };
+
+/**
+ * What `copyRows` hands out for a query's columns, or undefined when a column has no
+ * codec: CSV lines under `csvLines` with no typed column, else values.
+ */
+export function copyTarget(
+  fields: readonly Field[],
+  options: QueryOptions,
+  labelTypes: ReadonlySet<number> = new Set(),
+): CopyRowsTarget | undefined {
+  const codecs = codecsOf(fields, labelTypes);
+  if (!codecs) return undefined;
+  const typed = options.typedColumns ?? [];
+  if (options.csvLines && typed.length === 0) return { csv: codecs };
+  return { decoders: copyDecoders(fields, options.textValues === true, typed, labelTypes)! };
 }
 
 const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
@@ -179,6 +360,11 @@ function malformed(what: string): StowageError {
   });
 }
 
+/** Receives each whole row: field i starts at `offs[2i]` and is `offs[2i + 1]` bytes long (-1: NULL). */
+export interface CopyRowSink {
+  row(buf: Buffer, offs: Int32Array): void;
+}
+
 /**
  * Parses the binary COPY stream: a header, then per row a field count and
  * length-prefixed fields (-1 = NULL), then a trailer (-1). Message boundaries need not
@@ -187,13 +373,16 @@ function malformed(what: string): StowageError {
 export class BinaryCopyParser {
   private pending: Buffer | undefined;
   private headerDone = false;
+  private readonly offs: Int32Array;
   /** The trailer was read: the server sent every row. */
   ended = false;
 
   constructor(
-    private readonly decoders: Decoder[],
-    private readonly onRow: (row: Row) => void,
-  ) {}
+    private readonly fieldCount: number,
+    private readonly sink: CopyRowSink,
+  ) {
+    this.offs = new Int32Array(2 * fieldCount);
+  }
 
   push(chunk: Buffer): void {
     let buf = chunk;
@@ -212,8 +401,8 @@ export class BinaryCopyParser {
       pos = 19 + ext;
       this.headerDone = true;
     }
-    const n = this.decoders.length;
-    const decoders = this.decoders;
+    const n = this.fieldCount;
+    const offs = this.offs;
     const end = buf.length;
     while (pos + 2 <= end) {
       const count = int16(buf, pos);
@@ -222,9 +411,8 @@ export class BinaryCopyParser {
         return;
       }
       if (count !== n) throw malformed(`a row of ${count} fields, expected ${n}`);
-      // One pass: a row cut by the message boundary is dropped here and decoded again
-      // whole from the next message (PostgreSQL sends one row per message in practice).
-      const row: unknown[] = new Array(n);
+      // A row cut by the message boundary waits for the next message, whole
+      // (PostgreSQL sends one row per message in practice).
       let p = pos + 2;
       let whole = true;
       for (let i = 0; i < n; i++) {
@@ -234,20 +422,113 @@ export class BinaryCopyParser {
         }
         const len = int32(buf, p);
         p += 4;
-        if (len < 0) row[i] = null;
-        else if (p + len > end) {
+        if (len > 0 && p + len > end) {
           whole = false;
           break;
-        } else {
-          row[i] = decoders[i]!(buf, p, len);
-          p += len;
         }
+        offs[2 * i] = p;
+        offs[2 * i + 1] = len;
+        if (len > 0) p += len;
       }
       if (!whole) break;
       pos = p;
-      this.onRow(row);
+      this.sink.row(buf, offs);
     }
     if (pos < buf.length) this.pending = Buffer.from(buf.subarray(pos));
+  }
+}
+
+/** Rows as values, in batches of `size`. */
+export class ValueBatcher implements CopyRowSink {
+  private batch: Row[] = [];
+
+  constructor(
+    private readonly decoders: Decoder[],
+    private readonly size: number,
+    private readonly onBatch: (batch: Row[]) => void,
+  ) {}
+
+  row(buf: Buffer, offs: Int32Array): void {
+    const n = this.decoders.length;
+    const row: unknown[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const len = offs[2 * i + 1]!;
+      row[i] = len < 0 ? null : this.decoders[i]!(buf, offs[2 * i]!, len);
+    }
+    this.batch.push(row);
+    if (this.batch.length >= this.size) this.flush();
+  }
+
+  flush(): void {
+    if (this.batch.length) this.onBatch(this.batch);
+    this.batch = [];
+  }
+
+  drop(): void {
+    this.batch = [];
+  }
+}
+
+/** Bytes of a CSV-lines batch buffer (a batch ends at `size` rows or when this is full). */
+const CSV_BATCH_BYTES = 256 * 1024;
+
+/**
+ * Rows written as CSV lines (`CsvLines`), in batches of at most `size` rows: each
+ * field's text goes from the COPY bytes straight into the batch's buffer, no value made.
+ */
+export class CsvBatcher implements CopyRowSink {
+  private buf = Buffer.allocUnsafeSlow(CSV_BATCH_BYTES);
+  private ends: Int32Array;
+  private used = 0;
+  private rows = 0;
+
+  constructor(
+    private readonly codecs: Codec[],
+    private readonly size: number,
+    private readonly onBatch: (batch: CsvLines) => void,
+  ) {
+    this.ends = new Int32Array(size);
+  }
+
+  row(src: Buffer, offs: Int32Array): void {
+    const codecs = this.codecs;
+    const n = codecs.length;
+    let room = n + 2; // commas and CRLF
+    for (let i = 0; i < n; i++) {
+      const len = offs[2 * i + 1]!;
+      if (len >= 0) room += codecs[i]!.room(src, offs[2 * i]!, len);
+    }
+    if (this.used + room > this.buf.length) {
+      this.flush();
+      if (room > this.buf.length) this.buf = Buffer.allocUnsafeSlow(room);
+    }
+    const out = this.buf;
+    let at = this.used;
+    for (let i = 0; i < n; i++) {
+      if (i > 0) out[at++] = 44;
+      const len = offs[2 * i + 1]!;
+      if (len >= 0) at = codecs[i]!.csv(src, offs[2 * i]!, len, out, at);
+    }
+    out[at++] = 13;
+    out[at++] = 10;
+    this.ends[this.rows++] = at;
+    this.used = at;
+    if (this.rows >= this.size) this.flush();
+  }
+
+  flush(): void {
+    if (this.rows) {
+      this.onBatch(new CsvLines(this.buf, this.ends, 0, this.rows));
+      this.buf = Buffer.allocUnsafeSlow(CSV_BATCH_BYTES);
+      this.ends = new Int32Array(this.size);
+    }
+    this.used = 0;
+    this.rows = 0;
+  }
+
+  drop(): void {
+    this.used = 0;
+    this.rows = 0;
   }
 }
 
@@ -293,14 +574,12 @@ export async function copyRows(
   client: CopyClient,
   sql: string,
   columns: ColumnSpec[],
-  decoders: Decoder[],
+  target: CopyRowsTarget,
   options: QueryOptions,
   wrapError: (err: unknown, doing: string) => StowageError,
 ): Promise<RowStream> {
-  const size = options.batchSize;
   let doing = "running the query";
-  let batch: Row[] = [];
-  const ready: Row[][] = [];
+  const ready: Batch[] = [];
   let finished = false; // ReadyForQuery seen: nothing more will arrive
   let failure: StowageError | undefined;
   let discarding = false;
@@ -312,25 +591,26 @@ export async function copyRows(
     wake = undefined;
     w?.();
   };
-  const parser = new BinaryCopyParser(decoders, (row) => {
-    doing = "reading rows"; // an error after the first row is a failure while reading, as with the cursor
-    batch.push(row);
-    if (batch.length >= size) {
-      ready.push(batch);
-      batch = [];
-      if (ready.length >= 2 && !paused) {
-        paused = true;
-        client.connection.stream.pause();
-      }
-      notify();
+  const onBatch = (batch: Batch) => {
+    ready.push(batch);
+    if (ready.length >= 2 && !paused) {
+      paused = true;
+      client.connection.stream.pause();
     }
-  });
+    notify();
+  };
+  const batcher =
+    "csv" in target
+      ? new CsvBatcher(target.csv, options.batchSize, onBatch)
+      : new ValueBatcher(target.decoders, options.batchSize, onBatch);
+  const parser = new BinaryCopyParser(columns.length, batcher);
   const submittable = {
     submit(connection: { query(text: string): void }) {
       connection.query(`COPY ${nested(sql)} TO STDOUT (FORMAT binary)`);
     },
     handleCopyData(msg: { chunk: Buffer }) {
       if (discarding || failure) return;
+      doing = "reading rows"; // an error once rows flow is a failure while reading, as with the cursor
       try {
         parser.push(msg.chunk);
       } catch (err) {
@@ -347,8 +627,7 @@ export async function copyRows(
     handlePortalSuspended() {},
     handleCopyInResponse() {},
     handleReadyForQuery() {
-      if (batch.length) ready.push(batch);
-      batch = [];
+      if (!discarding) batcher.flush();
       if (!parser.ended && !failure && !discarding)
         failure = wrapError(new Error("the COPY stream ended before its trailer"), doing);
       finished = true;
@@ -370,7 +649,7 @@ export async function copyRows(
     }
   };
   /** The next batch, or undefined at the end; rows that arrived before an error come first. */
-  const next = async (): Promise<Row[] | undefined> => {
+  const next = async (): Promise<Batch | undefined> => {
     for (;;) {
       const b = ready.shift();
       if (b) {
@@ -387,7 +666,7 @@ export async function copyRows(
   };
   const close = async () => {
     ready.length = 0;
-    batch = [];
+    batcher.drop();
     flow();
     if (finished) return void (await cancelled);
     if (!discarding) {
@@ -404,7 +683,7 @@ export async function copyRows(
     });
   };
 
-  let first: Row[] | undefined;
+  let first: Batch | undefined;
   try {
     first = await next(); // the first batch, or the end: a statement error surfaces here, as with the cursor
   } catch (err) {

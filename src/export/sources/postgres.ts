@@ -10,7 +10,7 @@
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { connectionHint } from "./connect-hint.js";
 import { nested } from "../sql.js";
-import { copyDecoders, copyRows, hasDecoder, type CopyClient } from "./pg-copy.js";
+import { copyRows, copyTarget, hasDecoder, type CopyClient } from "./pg-copy.js";
 import { StowageError } from "../../shared/errors.js";
 import { dateTextToIso, parseDateText, parseTimestampText, timestampTextToIso } from "../values.js";
 import type {
@@ -243,23 +243,22 @@ export async function openPostgres(
     async query(sql: string, params: QueryParam[], options: QueryOptions): Promise<RowStream> {
       if (copySupported && params.length === 0) {
         const fields = await describe(sql);
-        const decoders =
+        const target =
           fields &&
-          copyDecoders(
+          copyTarget(
             fields,
-            options.textValues === true,
-            options.typedColumns ?? [],
+            options,
             await labelTypes(fields).catch((err: unknown) => {
               throw pgError(lostError ?? err, "running the query");
             }),
           );
-        if (fields && decoders) {
+        if (fields && target) {
           try {
             return await copyRows(
               client as unknown as CopyClient,
               sql,
               fields.map(pgColumn),
-              decoders,
+              target,
               options,
               (err, doing) => pgError(lostError ?? err, doing),
             );

@@ -4,6 +4,7 @@
  * `postgres.ts`, `mysql.ts`, `sqlite.ts`; every implementation hands out values
  * in the one representation of `ColumnKind` below, so formats never see a driver.
  */
+import { StowageError } from "../../shared/errors.js";
 
 /**
  * The portable column kinds and their in-memory value representation:
@@ -46,6 +47,44 @@ export interface ColumnSpec {
 /** One row: values in column order. */
 export type Row = unknown[];
 
+/**
+ * Rows a source has already written as CSV lines (the rules of `formats/csv.ts`,
+ * CRLF after every row), handed out instead of `Row[]` when `QueryOptions.csvLines`
+ * asks and the source can render every column itself (PostgreSQL's binary COPY):
+ * no value is materialised. A view of rows [first, first + length) of `buf`;
+ * `ends[i]` is where row i ends in `buf` (row 0 starts at 0). `slice` is `Row[]`'s.
+ */
+export class CsvLines {
+  constructor(
+    private readonly buf: Buffer,
+    private readonly ends: Int32Array,
+    private readonly first: number,
+    readonly length: number,
+  ) {}
+
+  /** The lines' bytes (a view: the consumer copies what it keeps). */
+  get bytes(): Buffer {
+    const start = this.first === 0 ? 0 : this.ends[this.first - 1]!;
+    return this.buf.subarray(start, this.length ? this.ends[this.first + this.length - 1]! : start);
+  }
+
+  slice(start = 0, end = this.length): CsvLines {
+    const s = Math.max(0, Math.min(start, this.length));
+    const e = Math.max(s, Math.min(end, this.length));
+    return new CsvLines(this.buf, this.ends, this.first + s, e - s);
+  }
+}
+
+/** What a `RowStream` hands out: rows as values, or (when asked for) as CSV lines. */
+export type Batch = Row[] | CsvLines;
+
+/** The rows of a batch as values; a stage that needs values never asks for `CsvLines`. */
+export function batchRows(batch: Batch): Row[] {
+  if (batch instanceof CsvLines)
+    throw new StowageError("internal", "CSV lines reached a stage that reads values");
+  return batch;
+}
+
 export interface QueryOptions {
   /** Rows fetched per round trip and handed out per batch. */
   batchSize: number;
@@ -54,10 +93,15 @@ export interface QueryOptions {
   textValues?: boolean | undefined;
   /** Columns that stay typed with `textValues` (a cursor or keyset key the run compares). */
   typedColumns?: readonly string[] | undefined;
+  /**
+   * The consumer writes CSV and reads no value: the source may hand out `CsvLines`
+   * batches instead of `Row[]` (PostgreSQL's COPY path does when it can render every column).
+   */
+  csvLines?: boolean | undefined;
 }
 
 /** A running query: its columns are known before the first batch is read. */
-export interface RowStream extends AsyncIterable<Row[]> {
+export interface RowStream extends AsyncIterable<Batch> {
   readonly columns: ColumnSpec[];
   /** Stops reading early and releases the server-side cursor. Idempotent. */
   close(): Promise<void>;
