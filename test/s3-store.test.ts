@@ -45,6 +45,30 @@ it("§3.5 classification: a closed port is a retryable connectivity error", asyn
   });
 });
 
+it("§3.4 a PUT or part whose body changed in flight is refused: the signature carries the body's SHA-256", async () => {
+  const proxy = await startFaultProxy(minio().endpoint, (r) =>
+    r.kind === "put" ? "flip-request" : undefined,
+  );
+  try {
+    const store = s3({ endpoint: proxy.endpoint });
+    const direct = s3();
+    const key = `${uniquePrefix("flipput")}/x.txt`;
+    const err = await store.put(key, "payload ".repeat(100)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(proxy.injected["flip-request"]).toBe(1);
+    expect(await direct.head(key).catch((e: unknown) => e)).toBeInstanceOf(Error);
+    const up = await store.startMultipart(`${key}.mp`, {});
+    const partErr = await store
+      .uploadPart(up, 1, Buffer.alloc(5 * 1024 * 1024, 7))
+      .catch((e: unknown) => e);
+    expect(partErr).toBeInstanceOf(Error);
+    expect(proxy.injected["flip-request"]).toBe(2);
+    await store.abortMultipart(up);
+  } finally {
+    await proxy.close();
+  }
+});
+
 it("bytes corrupted in flight fail the GET with `integrity` (checksum kept by MinIO, re-hashed while streaming)", async () => {
   const proxy = await startFaultProxy(minio().endpoint, (r) =>
     r.kind === "get" ? "flip" : undefined,

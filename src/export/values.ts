@@ -136,10 +136,14 @@ export const DATE_TEXT_MAX = 14;
 /** Room `writeTimestamp` needs at most (a date, `T`, `HH:MM:SS.ffffff`, `Z`). */
 export const TIMESTAMP_TEXT_MAX = DATE_TEXT_MAX + 17;
 
-/** The last day `writeDate` wrote, and its text: a batch's timestamps mostly share their day. */
-let writtenDay = NaN;
-let writtenDayLength = 0;
-const WRITTEN_DAY = Buffer.alloc(DATE_TEXT_MAX);
+/**
+ * Days `writeDate` wrote lately, and their text, in 64 slots by day number: a batch's
+ * timestamps mostly share a few days (two columns of a row, a day apart, keep theirs).
+ */
+const DAY_SLOTS = 64;
+const slotDay = new Float64Array(DAY_SLOTS).fill(NaN);
+const slotLength = new Uint8Array(DAY_SLOTS);
+const slotText = new Uint8Array(DAY_SLOTS * DATE_TEXT_MAX);
 
 /** Writes the two decimal digits of 0 ≤ n < 100 at `at`. */
 function put2(out: Buffer, at: number, n: number): void {
@@ -148,15 +152,38 @@ function put2(out: Buffer, at: number, n: number): void {
   out[at + 1] = 48 + n - t * 10;
 }
 
+/** Writes the decimal digits of a safe integer at `at`; returns the offset after them (≤ 17 bytes). */
+export function writeInt(out: Buffer, at: number, n: number): number {
+  if (n < 0) {
+    out[at++] = 45;
+    n = -n;
+  }
+  let len = 1;
+  for (let p = 10; n >= p && len < 16; p *= 10) len++;
+  let i = at + len;
+  while (n >= 100) {
+    const q = Math.floor(n / 100);
+    i -= 2;
+    put2(out, i, n - q * 100);
+    n = q;
+  }
+  if (n >= 10) put2(out, i - 2, n);
+  else out[i - 1] = 48 + n;
+  return at + len;
+}
+
 /**
  * Writes the `YYYY-MM-DD` text of a day number at `at` (years before 1 or after 9999
  * as `±YYYYYY`, as ISO 8601 allows); returns the offset after it. The one owner of
  * the export text of dates: `formatDate` is this as a string.
  */
 export function writeDate(out: Buffer, at: number, days: number): number {
-  if (days === writtenDay) {
-    for (let k = 0; k < writtenDayLength; k++) out[at + k] = WRITTEN_DAY[k]!;
-    return at + writtenDayLength;
+  const slot = days & (DAY_SLOTS - 1);
+  const base = slot * DATE_TEXT_MAX;
+  if (slotDay[slot] === days) {
+    const n = slotLength[slot]!;
+    for (let k = 0; k < n; k++) out[at + k] = slotText[base + k]!;
+    return at + n;
   }
   const [y, m, d] = civilFromDays(days);
   let i = at;
@@ -174,8 +201,10 @@ export function writeDate(out: Buffer, at: number, days: number): number {
   put2(out, i + 1, m);
   out[i + 3] = 45;
   put2(out, i + 4, d);
-  writtenDay = days;
-  writtenDayLength = out.copy(WRITTEN_DAY, 0, at, i + 6);
+  const n = i + 6 - at;
+  for (let k = 0; k < n; k++) slotText[base + k] = out[at + k]!;
+  slotDay[slot] = days;
+  slotLength[slot] = n;
   return i + 6;
 }
 

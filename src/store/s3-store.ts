@@ -11,6 +11,8 @@ import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
 import type {
   AwsCredentialIdentity,
   AwsCredentialIdentityProvider,
+  BuildHandler,
+  BuildHandlerArguments,
   FinalizeHandler,
   FinalizeHandlerArguments,
   MetadataBearer,
@@ -109,6 +111,19 @@ export class S3Store implements ObjectStore {
       }),
     } satisfies S3ClientConfig;
     this.client = withoutSdkNodeWarning(() => new S3Client(config));
+    // A body sent with its SHA-256 checksum (every PUT and part Stowage sends) is signed with
+    // that digest: the signer would otherwise hash the same bytes a second time.
+    this.client.middlewareStack.add(
+      (next: BuildHandler<object, MetadataBearer>) =>
+        async (args: BuildHandlerArguments<object>) => {
+          const headers = (args.request as { headers?: Record<string, string> }).headers;
+          const sum = headers?.["x-amz-checksum-sha256"];
+          if (headers && sum && !options.anonymous)
+            headers["x-amz-content-sha256"] = Buffer.from(sum, "base64").toString("hex");
+          return next(args);
+        },
+      { step: "build", name: "stowageSignedChecksum" },
+    );
     if (options.anonymous) {
       // Really unsigned: strip what the signer added (SPEC §2.2 step 5).
       this.client.middlewareStack.addRelativeTo(

@@ -2,8 +2,9 @@
  * A real HTTP proxy between an S3 client and MinIO that counts requests and
  * injects faults by rule: 503 SlowDown, 500, connection reset, a stall past the
  * client's timeout, or "drop": forward to MinIO, let the write land, then cut
- * the connection without answering (an ambiguous success), or "flip": forward and
- * invert the first byte of the response body (bytes corrupted in flight).
+ * the connection without answering (an ambiguous success), "flip": forward and
+ * invert the first byte of the response body (bytes corrupted in flight), or
+ * "flip-request": the same on the request body, on its way to the server.
  */
 import {
   createServer,
@@ -14,7 +15,7 @@ import {
 } from "node:http";
 import type { Socket } from "node:net";
 
-export type FaultAction = "slowdown" | "500" | "reset" | "stall" | "drop" | "flip";
+export type FaultAction = "slowdown" | "500" | "reset" | "stall" | "drop" | "flip" | "flip-request";
 
 export interface ProxiedRequest {
   method: string;
@@ -67,6 +68,7 @@ export async function startFaultProxy(target: string, rule?: FaultRule): Promise
     stall: 0,
     drop: 0,
     flip: 0,
+    "flip-request": 0,
   };
   const log: ProxiedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -141,6 +143,19 @@ export async function startFaultProxy(target: string, rule?: FaultRule): Promise
       },
     );
     up.on("error", () => req.socket.destroy());
+    if (action === "flip-request") {
+      let flipped = false;
+      req.on("data", (chunk: Buffer) => {
+        if (!flipped && chunk.length > 0) {
+          chunk = Buffer.from(chunk);
+          chunk[0] = chunk[0]! ^ 0xff;
+          flipped = true;
+        }
+        up.write(chunk);
+      });
+      req.on("end", () => up.end());
+      return;
+    }
     req.pipe(up);
   });
   server.on("connection", (s: Socket) => {

@@ -108,10 +108,14 @@ export class TextFileEncoder implements Encoder {
     this.note();
   }
 
-  /** Rendered lines: copied into the chunk, or handed on as they are when larger than one. */
+  /**
+   * Rendered lines: handed on as they are without gzip (the sink copies them) or when
+   * larger than a chunk, else gathered in the chunk (gzip wants large writes).
+   */
   private async writeBytes(bytes: Buffer): Promise<void> {
-    if (this.used + bytes.length > this.chunk.length) await this.handOff();
-    if (bytes.length >= this.chunkBytes) await this.emit(bytes);
+    const direct = !this.gzip || bytes.length >= this.chunkBytes;
+    if (direct || this.used + bytes.length > this.chunk.length) await this.handOff();
+    if (direct) await this.emit(bytes);
     else {
       this.chunk.set(bytes, this.used);
       this.used += bytes.length;

@@ -22,6 +22,7 @@ import {
   parseTimestampText,
   TIMESTAMP_TEXT_MAX,
   writeDate,
+  writeInt,
   writeTimestamp,
 } from "../values.js";
 import {
@@ -92,22 +93,6 @@ function dateDays(b: Buffer, p: number): number {
 
 const utf8: Decoder = (b, p, len) => utf8Slice(b, p, p + len);
 
-/** Writes the decimal digits of a safe integer at `at`; returns the offset after them. */
-function writeInt(out: Buffer, at: number, n: number): number {
-  if (n < 0) {
-    out[at++] = 45;
-    n = -n;
-  }
-  let len = 1;
-  for (let t = n; t >= 10; t = Math.floor(t / 10)) len++;
-  for (let i = at + len - 1; i >= at; i--) {
-    const q = Math.floor(n / 10);
-    out[i] = 48 + n - q * 10;
-    n = q;
-  }
-  return at + len;
-}
-
 /** Writes base-10000 digit `d` as four decimal digits. */
 function put4(out: Buffer, at: number, d: number): void {
   const a = (d / 100) | 0;
@@ -133,30 +118,27 @@ function writeNumeric(b: Buffer, p: number, out: Buffer, at: number): number {
   const sign = uint16(b, p + 4);
   const dscale = int16(b, p + 6);
   if (sign === 0xc000 || sign === 0xd000 || sign === 0xf000)
-    return (
-      at +
-      out.write(sign === 0xc000 ? "NaN" : sign === 0xd000 ? "Infinity" : "-Infinity", at, "latin1")
-    );
-  const digit = (k: number) => (k >= 0 && k < ndigits ? uint16(b, p + 8 + 2 * k) : 0);
+    return ascii(sign === 0xc000 ? "NaN" : sign === 0xd000 ? "Infinity" : "-Infinity", out, at);
+  const d0 = p + 8; // base-10000 digit k is at d0 + 2k when 0 ≤ k < ndigits, else 0
   if (sign === 0x4000) out[at++] = 45;
   if (weight < 0) out[at++] = 48;
   else {
-    at = writeInt(out, at, digit(0));
-    for (let k = 1; k <= weight; k++, at += 4) put4(out, at, digit(k));
+    at = writeInt(out, at, ndigits > 0 ? uint16(b, d0) : 0);
+    for (let k = 1; k <= weight; k++, at += 4)
+      put4(out, at, k < ndigits ? uint16(b, d0 + 2 * k) : 0);
   }
   if (dscale > 0) {
     out[at++] = 46;
     let left = dscale;
     for (let k = weight + 1; left > 0; k++) {
+      const d = k >= 0 && k < ndigits ? uint16(b, d0 + 2 * k) : 0;
       if (left >= 4) {
-        put4(out, at, digit(k));
+        put4(out, at, d);
         at += 4;
         left -= 4;
       } else {
-        const d = digit(k);
-        for (let j = 0, div = 1000; j < left; j++, div /= 10)
+        for (let div = 1000; left > 0; left--, div /= 10)
           out[at++] = 48 + (Math.floor(d / div) % 10);
-        left = 0;
       }
     }
   }
