@@ -53,17 +53,21 @@ line2, "quoted"', 'x', 'abcde', 'n', '1', '"s"', 'ffffffff-ffff-ffff-ffff-ffffff
 
 let copy: Source;
 let cursor: Source;
+/** COPY rows through the driver's CopyData events instead of the socket tap. */
+let events: Source;
 
 beforeAll(async () => {
   await pgExec(`CREATE TABLE ${table} (k serial, ${COLUMNS})`);
   await pgExec(`INSERT INTO ${table} (${NAMES}) VALUES ${ROWS.join(",")}`);
   copy = await openPostgres(PG_URL);
   cursor = await openPostgres(PG_URL, 10_000, { copy: false });
+  events = await openPostgres(PG_URL, 10_000, { tapSocket: false });
 });
 
 afterAll(async () => {
   await copy?.close();
   await cursor?.close();
+  await events?.close();
   await pgDrop(table);
 });
 
@@ -148,6 +152,7 @@ describe("binary COPY reads the same values as the cursor (SPEC §7.2)", () => {
     expect(a.columns).toEqual(b.columns);
     expect(a.rows.length).toBe(ROWS.length);
     expect(a.rows).toEqual(b.rows);
+    expect(await readAll(events, sql, opts)).toEqual(a);
   });
 
   it("CSV lines written from the COPY bytes are the CSV the cursor's values render, byte for byte", async () => {
@@ -179,6 +184,7 @@ describe("binary COPY reads the same values as the cursor (SPEC §7.2)", () => {
       const q = `SELECT * FROM ${view} ORDER BY g`;
       const a = await csvBody(copy, q, true, 500);
       expect(a).toEqual(await csvBody(cursor, q, false));
+      expect(await csvBody(events, q, true, 500)).toEqual(a);
       expect(a.rows).toBe(3000);
       expect(a.text.length).toBeGreaterThan(800_000);
     } finally {

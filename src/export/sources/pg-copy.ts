@@ -367,25 +367,31 @@ export class BinaryCopyParser {
   }
 
   push(chunk: Buffer): void {
+    this.pushRange(chunk, 0, chunk.length);
+  }
+
+  /** `push` of `chunk[start, end)`, without making a view of it. */
+  pushRange(chunk: Buffer, start: number, end: number): void {
     let buf = chunk;
+    let pos = start;
     if (this.pending) {
       // Bounded by one row (PostgreSQL caps a field at 1 GB): the partial row plus this message.
       // eslint-disable-next-line no-restricted-syntax
-      buf = Buffer.concat([this.pending, chunk]);
+      buf = Buffer.concat([this.pending, chunk.subarray(start, end)]);
       this.pending = undefined;
+      pos = 0;
+      end = buf.length;
     }
-    let pos = 0;
     if (!this.headerDone) {
-      if (buf.length < 19) return void (this.pending = Buffer.from(buf));
-      if (!buf.subarray(0, 11).equals(SIGNATURE)) throw malformed("no PGCOPY signature");
-      const ext = int32(buf, 15);
-      if (buf.length < 19 + ext) return void (this.pending = Buffer.from(buf));
-      pos = 19 + ext;
+      if (end - pos < 19) return void (this.pending = Buffer.from(buf.subarray(pos, end)));
+      if (!buf.subarray(pos, pos + 11).equals(SIGNATURE)) throw malformed("no PGCOPY signature");
+      const ext = int32(buf, pos + 15);
+      if (end - pos < 19 + ext) return void (this.pending = Buffer.from(buf.subarray(pos, end)));
+      pos += 19 + ext;
       this.headerDone = true;
     }
     const n = this.fieldCount;
     const offs = this.offs;
-    const end = buf.length;
     while (pos + 2 <= end) {
       const count = int16(buf, pos);
       if (count === -1) {
@@ -416,7 +422,7 @@ export class BinaryCopyParser {
       pos = p;
       this.sink.row(buf, offs);
     }
-    if (pos < buf.length) this.pending = Buffer.from(buf.subarray(pos));
+    if (pos < end) this.pending = Buffer.from(buf.subarray(pos, end));
   }
 }
 
@@ -514,10 +520,106 @@ export class CsvBatcher implements CopyRowSink {
   }
 }
 
+type DataListener = (chunk: Buffer) => void;
+
+/** The 'data' events of a socket (a `net.Socket` or `tls.TLSSocket`). */
+interface DataStream {
+  listeners(event: "data"): unknown[];
+  on(event: "data" | "close", listener: DataListener): unknown;
+  removeListener(event: "data" | "close", listener: DataListener): unknown;
+}
+
+/**
+ * Takes one COPY's CopyData messages off the driver's protocol parser. PostgreSQL sends
+ * a message per row, and the driver makes a Buffer, a message object and an event of
+ * each; here the payloads go to `onData` as ranges of the socket's chunks, unsliced.
+ * Installed in place of the driver's one 'data' listener before the statement is sent,
+ * the tap frames the protocol itself and hands every other message (CopyOutResponse,
+ * notices, ErrorResponse, CopyDone…) on to the driver unchanged, in order. After CopyDone
+ * or an ErrorResponse it puts the driver's listener back and hands it the rest of the
+ * stream. Returns undefined (the driver's own path is used) unless the socket has
+ * exactly one 'data' listener.
+ */
+export function tapCopyData(
+  stream: DataStream,
+  onData: (buf: Buffer, start: number, end: number) => void,
+): { remove(): void } | undefined {
+  const found = stream.listeners("data");
+  if (found.length !== 1 || typeof found[0] !== "function") return undefined;
+  const driver = found[0] as DataListener;
+  let carry: Buffer | undefined; // an incomplete message header
+  let remaining = 0; // bytes of the current message still to come
+  let inData = false; // the current message is CopyData
+  let last = false; // the current message is CopyDone or ErrorResponse
+  let removed = false;
+  const remove = () => {
+    if (removed) return;
+    removed = true;
+    stream.removeListener("data", tap);
+    stream.removeListener("close", remove);
+    stream.on("data", driver);
+  };
+  const tap: DataListener = (chunk) => {
+    let buf = chunk;
+    if (carry) {
+      // eslint-disable-next-line no-restricted-syntax
+      buf = Buffer.concat([carry, chunk]); // at most 4 bytes carried
+      carry = undefined;
+    }
+    const end = buf.length;
+    let pos = 0;
+    let forwardFrom = -1; // start of bytes for the driver, not yet handed on
+    const forward = (to: number) => {
+      if (forwardFrom >= 0 && to > forwardFrom) driver(buf.subarray(forwardFrom, to));
+      forwardFrom = -1;
+    };
+    while (pos < end) {
+      if (remaining > 0) {
+        const take = Math.min(remaining, end - pos);
+        if (inData) onData(buf, pos, pos + take);
+        else if (forwardFrom < 0) forwardFrom = pos;
+        pos += take;
+        remaining -= take;
+        if (remaining === 0 && last) {
+          forward(pos);
+          remove();
+          if (pos < end) driver(buf.subarray(pos));
+          return;
+        }
+        continue;
+      }
+      if (end - pos < 5) {
+        forward(pos);
+        carry = Buffer.from(buf.subarray(pos));
+        return;
+      }
+      const code = buf[pos]!;
+      const length = buf.readUInt32BE(pos + 1); // counts itself, not the type byte
+      if (code === 0x64) {
+        forward(pos);
+        inData = true;
+        last = false;
+        pos += 5;
+        remaining = length - 4;
+      } else {
+        if (forwardFrom < 0) forwardFrom = pos;
+        inData = false;
+        last = code === 0x63 || code === 0x45; // CopyDone, ErrorResponse
+        remaining = length + 1;
+      }
+    }
+    forward(end);
+  };
+  stream.removeListener("data", driver);
+  stream.on("data", tap);
+  stream.on("close", remove);
+  return { remove };
+}
+
 /** The parts of a `pg` Client this module drives (its query queue and socket). */
 export interface CopyClient {
   query(submittable: object): unknown;
-  connection: { stream: { pause(): void; resume(): void }; query(text: string): void };
+  connection: { stream: DataStream & { pause(): void; resume(): void }; query(text: string): void };
   processID?: number | null;
   secretKey?: number | null;
   connectionParameters: { host?: string; port?: number };
@@ -559,6 +661,8 @@ export async function copyRows(
   target: CopyRowsTarget,
   options: QueryOptions,
   wrapError: (err: unknown, doing: string) => StowageError,
+  /** Read CopyData off the socket (`tapCopyData`); false: through the driver's events. */
+  tapSocket = true,
 ): Promise<RowStream> {
   let doing = "running the query";
   const ready: Batch[] = [];
@@ -586,21 +690,27 @@ export async function copyRows(
       ? new CsvBatcher(target.csv, options.batchSize, onBatch)
       : new ValueBatcher(target.decoders, options.batchSize, onBatch);
   const parser = new BinaryCopyParser(columns.length, batcher);
+  const take = (buf: Buffer, start: number, end: number) => {
+    if (discarding || failure) return;
+    doing = "reading rows"; // an error once rows flow is a failure while reading, as with the cursor
+    try {
+      parser.pushRange(buf, start, end);
+    } catch (err) {
+      failure = err instanceof StowageError ? err : wrapError(err, doing);
+      discarding = true;
+      cancelled = sendCancel(client);
+      notify();
+    }
+  };
+  let tap: { remove(): void } | undefined;
   const submittable = {
     submit(connection: { query(text: string): void }) {
+      // Rows straight from the socket (the driver's CopyData events, below, without the tap).
+      if (tapSocket) tap = tapCopyData(client.connection.stream, take);
       connection.query(`COPY ${nested(sql)} TO STDOUT (FORMAT binary)`);
     },
     handleCopyData(msg: { chunk: Buffer }) {
-      if (discarding || failure) return;
-      doing = "reading rows"; // an error once rows flow is a failure while reading, as with the cursor
-      try {
-        parser.push(msg.chunk);
-      } catch (err) {
-        failure = err instanceof StowageError ? err : wrapError(err, doing);
-        discarding = true;
-        cancelled = sendCancel(client);
-        notify();
-      }
+      take(msg.chunk, 0, msg.chunk.length);
     },
     handleCommandComplete() {},
     handleEmptyQuery() {},
@@ -609,6 +719,7 @@ export async function copyRows(
     handlePortalSuspended() {},
     handleCopyInResponse() {},
     handleReadyForQuery() {
+      tap?.remove();
       if (!discarding) batcher.flush();
       if (!parser.ended && !failure && !discarding)
         failure = wrapError(new Error("the COPY stream ended before its trailer"), doing);
@@ -616,6 +727,7 @@ export async function copyRows(
       notify();
     },
     handleError(err: unknown) {
+      tap?.remove();
       if (!discarding && !failure) failure = wrapError(err, doing);
       finished = true;
       notify();

@@ -147,6 +147,8 @@ function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
 export interface PostgresOptions {
   /** Read parameterless queries through binary COPY when every column can be decoded (default true). */
   copy?: boolean;
+  /** Take COPY rows off the socket rather than through the driver's events (default true). */
+  tapSocket?: boolean;
 }
 
 /** The server refused the COPY statement itself (unsupported, or not its syntax). */
@@ -261,6 +263,7 @@ export async function openPostgres(
               target,
               options,
               (err, doing) => pgError(lostError ?? err, doing),
+              pgOptions.tapSocket !== false,
             );
           } catch (err) {
             // A PostgreSQL-compatible server without `COPY (query) TO STDOUT (FORMAT binary)`
