@@ -30,8 +30,21 @@ const latin1: Slice =
     return this.toString("latin1", start, end);
   };
 
+/** Strings up to this length are tried as ASCII in JavaScript: cheaper than the native call. */
+const SHORT = 24;
+
 /** Writes `s` as UTF-8 at `offset` (the buffer must have room); returns the bytes written. */
 export function utf8Write(buf: Buffer, s: string, offset: number): number {
+  const n = s.length;
+  if (n <= SHORT) {
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 127) break;
+      buf[offset + i] = c;
+    }
+    if (i === n) return n;
+  }
   return write.call(buf, s, offset);
 }
 
