@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { LEVEL_ALIASES, LEVEL_VALUES, parseLevel, type Level } from "../../record/levels.js";
 import { isStowageError, StowageError } from "../../shared/errors.js";
 import { escapeTerminal } from "../../record/terminal-safe.js";
-import { formatBytes, parseBytes } from "../../shared/bytes.js";
+import { formatBytes, formatCount, parseBytes } from "../../shared/bytes.js";
 import type { LoadResult, LogRecordLike, ReadStats } from "../../reader/index.js";
 import type { CliIo, SetExitCode } from "../io.js";
 import {
@@ -17,8 +17,6 @@ import {
   sourceOptionsFromFlags,
   type SourceFlags,
 } from "../source-flags.js";
-
-const num = (n: number) => n.toLocaleString("en-US");
 
 interface LogsOptions extends SourceFlags {
   source: string;
@@ -243,8 +241,8 @@ function statsLine(s: ReadStats, complete: boolean, more: number, stopped?: stri
         ? `partial: all ${s.maxGrants} grants used; narrow --from/--to or the filters`
         : `partial (stopped by ${s.stoppedBy ?? "a limit"}): run with --more ${more + 1} to read further`;
   return (
-    `stowage logs: ${num(shown)} records shown (${num(s.records)} analysed) · LIST ${num(s.listRequests)} · GET ${num(s.getRequests)}` +
-    `${s.retries ? ` (${num(s.retries)} retries)` : ""} · ${formatBytes(s.downloadedBytes)} downloaded · ${formatBytes(s.decodedBytes)} decoded` +
-    ` · objects ${num(s.objectsRead)} read, ${num(s.objectsSkipped)} skipped, ${num(s.objectsCached)} cached · grants ${s.grantsUsed}/${s.maxGrants} · ${state}\n`
+    `stowage logs: ${formatCount(shown)} records shown (${formatCount(s.records)} analysed) · LIST ${formatCount(s.listRequests)} · GET ${formatCount(s.getRequests)}` +
+    `${s.retries ? ` (${formatCount(s.retries)} retries)` : ""} · ${formatBytes(s.downloadedBytes)} downloaded · ${formatBytes(s.decodedBytes)} decoded` +
+    ` · objects ${formatCount(s.objectsRead)} read, ${formatCount(s.objectsSkipped)} skipped, ${formatCount(s.objectsCached)} cached · grants ${s.grantsUsed}/${s.maxGrants} · ${state}\n`
   );
 }

@@ -16,8 +16,6 @@ interface RunFlags {
   trustEndpoint?: string[];
 }
 
-const num = (n: number) => n.toLocaleString("en-US");
-
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
   program
     .command("run")
@@ -36,7 +34,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
     .action(async (flags: RunFlags) => {
       const { loadExportConfig, selectExports } = await import("../../export/config.js");
       const { runConfiguredExport } = await import("../../export/session.js");
-      const { formatBytes } = await import("../../shared/bytes.js");
+      const { formatBytes, formatCount } = await import("../../shared/bytes.js");
       const cfg = await loadExportConfig(flags.config, {
         env: io.env,
         cwd: io.cwd,
@@ -68,7 +66,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
                 last = Date.now();
                 const secs = Math.max(p.elapsedMs / 1000, 0.001);
                 io.err(
-                  `\r\x1b[2K${p.export}  ${num(p.rows)} rows  ${formatBytes(p.bytes)}  ${num(Math.round(p.rows / secs))} rows/s  ${p.parts} parts  ${secs.toFixed(0)}s`,
+                  `\r\x1b[2K${p.export}  ${formatCount(p.rows)} rows  ${formatBytes(p.bytes)}  ${formatCount(Math.round(p.rows / secs))} rows/s  ${p.parts} parts  ${secs.toFixed(0)}s`,
                 );
               },
             });
@@ -92,7 +90,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
             });
             if (!flags.json) {
               io.out(
-                `[OK]  ${r.export}: ${num(r.rows)} rows in ${r.parts.length} object${r.parts.length === 1 ? "" : "s"}, ${formatBytes(r.bytes)}, ${(r.durationMs / 1000).toFixed(1)} s → ${exp.destination.type === "s3" ? `s3://${exp.destination.bucket}/` : `${exp.destination.path}/`}${where} (run ${r.runId})\n`,
+                `[OK]  ${r.export}: ${formatCount(r.rows)} rows in ${r.parts.length} object${r.parts.length === 1 ? "" : "s"}, ${formatBytes(r.bytes)}, ${(r.durationMs / 1000).toFixed(1)} s → ${exp.destination.type === "s3" ? `s3://${exp.destination.bucket}/` : `${exp.destination.path}/`}${where} (run ${r.runId})\n`,
               );
               if (r.cleanedRuns.length)
                 io.out(

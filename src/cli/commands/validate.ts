@@ -44,7 +44,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       const { loadExportConfig, selectExports } = await import("../../export/config.js");
       const { openExportStore } = await import("../../export/session.js");
       const { validateExport } = await import("../../export/validate.js");
-      const { formatBytes } = await import("../../shared/bytes.js");
+      const { formatBytes, formatCount } = await import("../../shared/bytes.js");
       const cfg = await loadExportConfig(flags.config, {
         env: io.env,
         cwd: io.cwd,
@@ -70,7 +70,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
           if (flags.json) continue;
           if (r.ok)
             io.out(
-              `[OK]  ${r.export}: run ${r.runId}, ${r.parts} object(s), ${r.rows.toLocaleString("en-US")} rows, ${formatBytes(r.bytes)} verified (${r.depth})\n`,
+              `[OK]  ${r.export}: run ${r.runId}, ${r.parts} object(s), ${formatCount(r.rows)} rows, ${formatBytes(r.bytes)} verified (${r.depth})\n`,
             );
           else io.out(`[FAIL] ${r.export} -- ${r.status}: ${r.problems.join("; ")}\n`);
         } catch (err) {
