@@ -26,7 +26,14 @@ type RowGroup = ParquetWriter["row_groups"][number];
 
 let zstdReady: Promise<Compressor> | undefined;
 /**
- * Loads the zstd wasm once per process (level 3, the zstd CLI default) with one
+ * zstd level for Parquet pages: 1, Arrow's default for Parquet. On the benchmark's
+ * 1M-row orders table it wrote 13.6 MB against 14.3 MB at level 3 (the zstd CLI's
+ * default) and took ~0.2 s less CPU.
+ */
+const ZSTD_LEVEL = 1;
+
+/**
+ * Loads the zstd wasm once per process (at `ZSTD_LEVEL`) with one
  * compression context for every page (`ZSTD_compress` builds a fresh one per call:
  * 165–204 µs against 35–38 µs for a 150 KB page measured alone; the same bytes out).
  */
@@ -35,7 +42,7 @@ function zstd(): Promise<Compressor> {
     await m.init();
     const cctx = m.createCCtx();
     const noDictionary = new Uint8Array(0);
-    return (input: Uint8Array) => m.compressUsingDict(cctx, input, noDictionary, 3);
+    return (input: Uint8Array) => m.compressUsingDict(cctx, input, noDictionary, ZSTD_LEVEL);
   });
   return zstdReady;
 }
