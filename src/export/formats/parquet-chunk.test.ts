@@ -11,7 +11,10 @@ import { compressors } from "hyparquet-compressors";
 import { readParquet } from "parquet-wasm";
 import { tableFromIPC } from "apache-arrow";
 import type { ColumnSpec, Row } from "../sources/source.js";
+import { ByteWriter } from "hyparquet-writer";
+import { writeMetadata } from "hyparquet-writer/src/metadata.js";
 import { createFormat, type Compression } from "./format.js";
+import { Footer } from "./parquet.js";
 
 const columns: ColumnSpec[] = [
   { name: "i64", kind: "int64", sourceType: "bigint" },
@@ -201,5 +204,85 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
     expect(encodings("i32")).toContain("RLE_DICTIONARY");
     expect(encodings("uniq")).not.toContain("RLE_DICTIONARY");
     expect(encodings("i64")).not.toContain("RLE_DICTIONARY");
+  });
+
+  it("the footer gathered group by group is byte for byte the one hyparquet-writer writes at once", () => {
+    const schema = [
+      { name: "root", num_children: 2 },
+      { name: "n", type: "INT32", repetition_type: "OPTIONAL" },
+      { name: "s", type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" },
+    ] as Parameters<typeof writeMetadata>[1]["schema"];
+    const kv = [{ key: "stowage.columns", value: "[]" }];
+    const group = (k: number) => {
+      const chunk = (name: string, type: string, min: unknown, max: unknown, at: number) => ({
+        file_offset: BigInt(at),
+        meta_data: {
+          type,
+          encodings: ["PLAIN", "RLE"],
+          path_in_schema: [name],
+          codec: "ZSTD",
+          num_values: BigInt(100 + k),
+          total_compressed_size: BigInt(50 + k),
+          total_uncompressed_size: BigInt(80 + k),
+          data_page_offset: BigInt(at),
+          ...(k % 2 ? { dictionary_page_offset: BigInt(at) } : {}),
+          statistics: { null_count: BigInt(k % 3), min_value: min, max_value: max },
+        },
+      });
+      return {
+        columns: [
+          chunk("n", "INT32", -k, k * 1000, 4 + k * 130),
+          chunk("s", "BYTE_ARRAY", `a${k}`, `z${k}`, 60 + k * 130),
+        ],
+        total_byte_size: BigInt(160 + k),
+        num_rows: BigInt(100 + k),
+        total_compressed_size: BigInt(100 + k),
+      };
+    };
+    for (const count of [0, 1, 3, 14, 15, 40, 300]) {
+      const groups = Array.from({ length: count }, (_, k) => group(k));
+      const numRows = groups.reduce((a, g) => a + g.num_rows, 0n);
+      const footer = new Footer(schema, kv, "stowage");
+      for (const g of groups) footer.add(g as unknown as Parameters<Footer["add"]>[0]);
+      const ours = new ByteWriter();
+      footer.writeTo(ours, numRows);
+      const theirs = new ByteWriter();
+      writeMetadata(theirs, {
+        version: 2,
+        created_by: "stowage",
+        schema,
+        num_rows: numRows,
+        row_groups: groups,
+        key_value_metadata: kv,
+      } as unknown as Parameters<typeof writeMetadata>[1]);
+      theirs.appendUint32(0x31524150);
+      expect([count, Buffer.from(ours.getBytes())]).toEqual([
+        count,
+        Buffer.from(theirs.getBytes()),
+      ]);
+    }
+  });
+
+  it("a file of many row groups (more than a short thrift list holds) reads back whole", async () => {
+    const f = await createFormat({ format: "parquet", compression: "zstd", rowGroupRows: 40 });
+    const parts: Buffer[] = [];
+    const enc = await f.createEncoder(columns, {
+      write: async (c: Uint8Array) => void parts.push(Buffer.from(c)),
+    });
+    for (let i = 0; i < N; i += 400) await enc.write(rows.slice(i, i + 400));
+    await enc.finish();
+    const file = Buffer.concat(parts);
+    const meta = parquetMetadata(asArrayBuffer(file));
+    expect(meta.row_groups.length).toBe(Math.ceil(N / 40));
+    expect(meta.num_rows).toBe(BigInt(N));
+    const table = tableFromIPC(readParquet(file).intoIPCStream());
+    expect(table.numRows).toBe(N);
+    expect([...table.getChild("uniq")!].map(String)).toEqual(rows.map((r) => r[5]));
+    const back = await parquetReadObjects({
+      file: asArrayBuffer(file),
+      compressors,
+      columns: ["i32"],
+    });
+    expect(back.map((o) => o.i32)).toEqual(rows.map((r) => r[1]));
   });
 });

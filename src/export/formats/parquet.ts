@@ -2,14 +2,15 @@
  * Parquet: each row's values are encoded into their columns' chunk builders
  * (`parquet-chunk.ts`) as it arrives, and a row group is written whenever
  * `rowGroupRows` rows or ~`rowGroupBytes` of encoded values are pending (one page per
- * column, PLAIN or dictionary); hyparquet-writer's `ParquetWriter` holds the file's
- * row-group list and writes the magic and the footer. Encoded bytes leave for the
+ * column, PLAIN or dictionary); hyparquet-writer's footer writer writes the footer,
+ * one row group at a time (`Footer`). Encoded bytes leave for the
  * sink every `chunkBytes` (a draining ByteWriter), so memory holds at most one row
  * group plus one chunk. Codecs: zstd (default, wasm), snappy (built in), gzip (node
  * zlib), none.
  */
 import { gzipSync } from "node:zlib";
-import { ByteWriter, ParquetWriter } from "hyparquet-writer";
+import { ByteWriter, type ParquetWriter } from "hyparquet-writer";
+import { writeMetadata } from "hyparquet-writer/src/metadata.js";
 import { snappyCompress } from "hyparquet-writer/src/snappy.js";
 import { batchRows, type Batch, type ColumnSpec } from "../sources/source.js";
 import type { ByteSink, Encoder, Format, FormatOptions } from "./format.js";
@@ -22,7 +23,6 @@ import {
 
 /** The writer's own schema element type (hyparquet-writer pins its own hyparquet). */
 type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]["schema"][number];
-type RowGroup = ParquetWriter["row_groups"][number];
 
 let zstdReady: Promise<Compressor> | undefined;
 /**
@@ -45,6 +45,95 @@ function zstd(): Promise<Compressor> {
     return (input: Uint8Array) => m.compressUsingDict(cctx, input, noDictionary, ZSTD_LEVEL);
   });
   return zstdReady;
+}
+
+type FileMetaData = Parameters<typeof writeMetadata>[1];
+
+/** The magic that opens and closes a Parquet file ("PAR1", little-endian). */
+const PAR1 = 0x31524150;
+
+/**
+ * The file's footer, gathered as row groups are written. hyparquet-writer's footer
+ * writer turns every row group's metadata objects into thrift objects at once, at the
+ * end: at 10M rows (1,000 groups) ~8 MB of objects held through the run and ~14 MB
+ * more heap at the end. Here each group's thrift bytes are kept instead (tens of bytes
+ * a column chunk). They are that writer's own bytes: a group's are cut out of the
+ * footer it writes for the group alone (the compact protocol encodes each element of
+ * a list of structs on its own), and the file's footer is the one it writes for no
+ * group, with the list put back in.
+ */
+export class Footer {
+  private readonly groups: Uint8Array[] = [];
+  private groupBytes = 0;
+  private readonly meta: FileMetaData;
+  /**
+   * Bytes after the row-group list's header in a footer without groups (the fields after
+   * the list; they do not depend on the row count, the fields before it do), once known.
+   */
+  private tail = -1;
+  /** The footer of no group and no row (what `add` cuts a group's bytes against). */
+  private empty: Uint8Array | undefined;
+
+  constructor(
+    schema: FileMetaData["schema"],
+    keyValue: FileMetaData["key_value_metadata"],
+    createdBy: string,
+  ) {
+    this.meta = {
+      version: 2,
+      created_by: createdBy,
+      schema,
+      num_rows: 0n,
+      row_groups: [],
+      key_value_metadata: keyValue,
+    } as unknown as FileMetaData;
+  }
+
+  /** Thrift bytes of the footer struct (without the length hyparquet-writer appends). */
+  private struct(rowGroups: FileMetaData["row_groups"], numRows: bigint): Uint8Array {
+    const w = new ByteWriter();
+    writeMetadata(w, { ...this.meta, num_rows: numRows, row_groups: rowGroups });
+    return w.getBytes().subarray(0, w.index - 4);
+  }
+
+  add(group: FileMetaData["row_groups"][number]): void {
+    const one = this.struct([group], 0n);
+    const none = (this.empty ??= this.struct([], 0n));
+    if (this.tail < 0) {
+      let i = 0;
+      while (i < none.length && one[i] === none[i]) i++;
+      this.tail = none.length - i - 1; // a list of 0 vs 1 struct: the header is the first byte to differ
+    }
+    const bytes = one.slice(none.length - this.tail, one.length - this.tail);
+    this.groups.push(bytes);
+    this.groupBytes += bytes.length;
+  }
+
+  /** Writes the footer struct, its length and the closing magic. */
+  writeTo(writer: ByteWriter, numRows: bigint): void {
+    const none = this.struct([], numRows);
+    const start = writer.offset;
+    const n = this.groups.length;
+    if (n === 0) writer.appendBytes(none);
+    else {
+      const listAt = none.length - this.tail - 1;
+      writer.appendBytes(none.subarray(0, listAt));
+      // List header: element type STRUCT (12), the size in the high nibble up to 14, else a varint.
+      if (n > 14) {
+        writer.appendUint8((15 << 4) | 12);
+        writer.appendVarInt(n);
+      } else writer.appendUint8((n << 4) | 12);
+      for (const g of this.groups) writer.appendBytes(g);
+      writer.appendBytes(none.subarray(listAt + 1));
+    }
+    writer.appendUint32(writer.offset - start);
+    writer.appendUint32(PAR1);
+  }
+
+  /** Bytes of the row groups' metadata kept so far. */
+  get bytes(): number {
+    return this.groupBytes;
+  }
 }
 
 /** Bytes of the smallest two's-complement integer holding 10^precision - 1. */
@@ -152,7 +241,8 @@ function chunkColumn(c: ColumnSpec, e: SchemaElement): ChunkColumn {
 class ParquetEncoder implements Encoder {
   private rows = 0;
   private readonly writer: DrainingWriter;
-  private readonly pq: ParquetWriter;
+  private readonly footer: Footer;
+  private numRows = 0n;
   private readonly builders: ColumnChunkBuilder[];
   peakBufferedBytes = 0;
 
@@ -172,13 +262,8 @@ class ParquetEncoder implements Encoder {
     );
     this.writer = new DrainingWriter(chunkBytes, () => this.note());
     const kv = [{ key: "stowage.columns", value: JSON.stringify(columns) }];
-    this.pq = new ParquetWriter({
-      writer: this.writer,
-      schema,
-      codec,
-      kvMetadata: kv,
-      createdBy: "stowage",
-    });
+    this.writer.appendUint32(PAR1);
+    this.footer = new Footer(schema as FileMetaData["schema"], kv, "stowage");
   }
 
   /** Encoded bytes of the row group being gathered. */
@@ -218,7 +303,7 @@ class ParquetEncoder implements Encoder {
 
   async finish(): Promise<void> {
     await this.flushGroup();
-    await this.pq.finish();
+    this.footer.writeTo(this.writer, this.numRows);
     this.writer.drain();
     await this.drainOutbox();
   }
@@ -237,8 +322,8 @@ class ParquetEncoder implements Encoder {
       num_rows: BigInt(this.rows),
       total_compressed_size: BigInt(w.offset - start),
     };
-    this.pq.row_groups.push(group as unknown as RowGroup);
-    this.pq.num_rows += BigInt(this.rows);
+    this.footer.add(group as unknown as FileMetaData["row_groups"][number]);
+    this.numRows += BigInt(this.rows);
     this.rows = 0;
     this.writer.drain();
     await this.drainOutbox();
