@@ -343,6 +343,23 @@ describe("what binary COPY leaves to the cursor, and its stream's life", () => {
     }
   });
 
+  it("over TLS the socket tap reads the same values and CSV bytes as the cursor", async () => {
+    const url = new URL(PG_URL);
+    url.searchParams.set("sslmode", "no-verify"); // the local server's certificate is self-signed
+    const tls = await openPostgres(url.toString());
+    try {
+      const ssl = await readAll(tls, `SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()`);
+      expect(ssl.rows).toEqual([[true]]);
+      const sql = `SELECT * FROM ${table} ORDER BY k`;
+      expect(await readAll(tls, sql)).toEqual(await readAll(cursor, sql));
+      expect(await csvBody(tls, sql, true)).toEqual(await csvBody(cursor, sql, false));
+      const many = `SELECT g, repeat('x', g % 300) AS t FROM generate_series(1, 20000) g`;
+      expect(await readAll(tls, many)).toEqual(await readAll(cursor, many));
+    } finally {
+      await tls.close();
+    }
+  });
+
   it("a consumer that stops early cancels the COPY; the connection answers the next query", async () => {
     const stream = await copy.query(
       `SELECT g AS n, repeat('x', 200) AS pad FROM generate_series(1, 2000000) g`,
