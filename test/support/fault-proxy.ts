@@ -52,6 +52,20 @@ function kindOf(method: string, path: string, query: URLSearchParams): string {
   return "other";
 }
 
+/** Forwards `from` to `to` with the first byte inverted (bytes corrupted in flight). */
+function flipFirstByte(from: NodeJS.ReadableStream, to: NodeJS.WritableStream): void {
+  let flipped = false;
+  from.on("data", (chunk: Buffer) => {
+    if (!flipped && chunk.length > 0) {
+      chunk = Buffer.from(chunk);
+      chunk[0] = chunk[0]! ^ 0xff;
+      flipped = true;
+    }
+    to.write(chunk);
+  });
+  from.on("end", () => to.end());
+}
+
 const XML = (code: string, message: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`;
 
@@ -126,37 +140,13 @@ export async function startFaultProxy(target: string, rule?: FaultRule): Promise
           return;
         }
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        if (action === "flip") {
-          let flipped = false;
-          upRes.on("data", (chunk: Buffer) => {
-            if (!flipped && chunk.length > 0) {
-              chunk = Buffer.from(chunk);
-              chunk[0] = chunk[0]! ^ 0xff;
-              flipped = true;
-            }
-            res.write(chunk);
-          });
-          upRes.on("end", () => res.end());
-          return;
-        }
-        upRes.pipe(res);
+        if (action === "flip") flipFirstByte(upRes, res);
+        else upRes.pipe(res);
       },
     );
     up.on("error", () => req.socket.destroy());
-    if (action === "flip-request") {
-      let flipped = false;
-      req.on("data", (chunk: Buffer) => {
-        if (!flipped && chunk.length > 0) {
-          chunk = Buffer.from(chunk);
-          chunk[0] = chunk[0]! ^ 0xff;
-          flipped = true;
-        }
-        up.write(chunk);
-      });
-      req.on("end", () => up.end());
-      return;
-    }
-    req.pipe(up);
+    if (action === "flip-request") flipFirstByte(req, up);
+    else req.pipe(up);
   });
   server.on("connection", (s: Socket) => {
     sockets.add(s);
