@@ -12,6 +12,7 @@ import { openPostgres } from "../src/export/sources/postgres.js";
 import { chunkSql, keysetSql } from "../src/export/sql.js";
 import { csvRenderer } from "../src/export/formats/csv.js";
 import {
+  batchColumn,
   batchRows,
   CsvLines,
   type QueryOptions,
@@ -163,14 +164,25 @@ describe("binary COPY reads the same values as the cursor (SPEC §7.2)", () => {
       expect(a.rows).toBe(ROWS.length);
     }
     expect((await csvBody(copy, sql, true)).text).toContain('"line1\nline2, ""quoted"""');
-    // A typed column (an incremental cursor) needs values: those batches stay rows.
-    const stream = await copy.query(sql, [], {
-      batchSize: 100,
-      textValues: true,
-      csvLines: true,
-      typedColumns: ["k"],
-    });
-    for await (const b of stream) expect(Array.isArray(b)).toBe(true);
+    // Typed columns (an incremental cursor, a keyset key) travel as values beside the lines.
+    const typedColumns = ["k", "tstz", "i8", "n38"];
+    const opts = { textValues: true, typedColumns } as const;
+    const stream = await copy.query(sql, [], { batchSize: 4, csvLines: true, ...opts });
+    const idx = typedColumns.map((c) => stream.columns.findIndex((x) => x.name === c));
+    const seen: unknown[][] = [];
+    let text = "";
+    for await (const b of stream) {
+      expect(b).toBeInstanceOf(CsvLines);
+      text += (b as CsvLines).bytes.toString("utf8");
+      const cols = idx.map((i) => batchColumn(b, i));
+      for (let r = 0; r < b.length; r++) seen.push(cols.map((c) => c[r]));
+      // A slice keeps its own rows' values.
+      for (const [k, i] of idx.entries())
+        expect(batchColumn(b.slice(1), i)).toEqual(cols[k]!.slice(1));
+    }
+    const values = await readAll(cursor, sql, opts);
+    expect(text).toBe((await csvBody(cursor, sql, false)).text);
+    expect(seen).toEqual(values.rows.map((r) => idx.map((i) => r[i])));
   });
 
   it("CSV lines: random numerics, a row larger than a batch buffer, and many rows", async () => {

@@ -61,14 +61,15 @@ export function cursorParam(kind: ColumnKind, text: string, source: SourceType):
 export class MaxTracker {
   max: unknown = null;
   constructor(
-    private readonly index: number,
+    /** The column's index in a row. */
+    readonly index: number,
     private readonly kind: ColumnKind,
   ) {}
 
-  see(rows: unknown[][]): void {
+  /** Sees a batch's values of the column. */
+  see(values: readonly unknown[]): void {
     const decimal = this.kind === "decimal";
-    for (const row of rows) {
-      const v = row[this.index];
+    for (const v of values) {
       if (v === null || v === undefined) continue;
       if (this.max === null || compareValues(v, this.max, decimal) > 0) this.max = v;
     }

@@ -22,7 +22,7 @@ import { join, keysetStateKey } from "./naming.js";
 import { readObject } from "./retrying-store.js";
 import type { PartRecord } from "./rotating-output.js";
 import { queryOptions, type StreamContext, type StreamResult } from "./run-context.js";
-import { batchRows, type ColumnKind, type ColumnSpec } from "./sources/source.js";
+import { batchColumn, type ColumnKind, type ColumnSpec } from "./sources/source.js";
 import { keysetNullSql, keysetSql } from "./sql.js";
 
 /** `_keyset-<export>.json`: the pages a keyset run has completed. */
@@ -114,7 +114,7 @@ export async function runKeyset(ctx: StreamContext, resume?: KeysetState): Promi
     let rows = 0;
     let lastValue: unknown = null;
     for await (const batch of stream) {
-      if (batch.length) lastValue = batchRows(batch)[batch.length - 1]![idx];
+      if (batch.length) lastValue = batchColumn(batch.slice(batch.length - 1), idx)[0];
       await out.write(batch);
       rows += batch.length;
       ctx.rowsDone(batch.length);

@@ -56,7 +56,7 @@ export function queryOptions(ctx: StreamContext, typedColumns: string[] = []): Q
     signal: ctx.signal,
     textValues: ctx.format.name !== "parquet",
     typedColumns,
-    // CSV lines straight from the source when this thread encodes and no value is compared.
-    csvLines: ctx.format.name === "csv" && !ctx.tuning.encoderThread && typedColumns.length === 0,
+    // CSV lines straight from the source when this thread encodes (typed columns kept beside them).
+    csvLines: ctx.format.name === "csv" && !ctx.tuning.encoderThread,
   };
 }

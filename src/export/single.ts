@@ -9,7 +9,7 @@ import { parseCursor, type CursorState } from "./manifest.js";
 import { cursorKey } from "./naming.js";
 import { readObject } from "./retrying-store.js";
 import { queryOptions, type StreamContext, type StreamResult } from "./run-context.js";
-import { batchRows, type ColumnKind } from "./sources/source.js";
+import { batchColumn, type ColumnKind } from "./sources/source.js";
 import { incrementalSql } from "./sql.js";
 
 /** Full and incremental runs: one query, one series of objects. */
@@ -50,7 +50,7 @@ export async function runSingle(ctx: StreamContext): Promise<StreamResult> {
   const split = exp.maxFileBytes !== undefined;
   const out = ctx.output(stream.columns, (n) => ctx.keys.data(n, split));
   for await (const batch of stream) {
-    tracker?.see(batchRows(batch));
+    tracker?.see(batchColumn(batch, tracker.index));
     await out.write(batch);
     ctx.rowsDone(batch.length);
   }

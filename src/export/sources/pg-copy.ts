@@ -315,12 +315,12 @@ export function copyDecoders(
   );
 }
 
-/** How the COPY stream's rows become batches: values (`Row[]`) or CSV lines. */
-export type CopyRowsTarget = { decoders: Decoder[] } | { csv: Codec[] };
+/** How the COPY stream's rows become batches: values (`Row[]`) or CSV lines (with typed key columns). */
+export type CopyRowsTarget = { decoders: Decoder[] } | { csv: Codec[]; typed: number[] };
 
 /**
  * What `copyRows` hands out for a query's columns, or undefined when a column has no
- * codec: CSV lines under `csvLines` with no typed column, else values.
+ * codec: CSV lines under `csvLines` (typed columns kept as values beside them), else values.
  */
 export function copyTarget(
   fields: readonly Field[],
@@ -330,7 +330,10 @@ export function copyTarget(
   const codecs = codecsOf(fields, labelTypes);
   if (!codecs) return undefined;
   const typed = options.typedColumns ?? [];
-  if (options.csvLines && typed.length === 0) return { csv: codecs };
+  if (options.csvLines) {
+    const keys = fields.flatMap((f, i) => (typed.includes(f.name) ? [i] : []));
+    return { csv: codecs, typed: keys };
+  }
   return { decoders: copyDecoders(fields, options.textValues === true, typed, labelTypes)! };
 }
 
@@ -469,13 +472,18 @@ export class CsvBatcher implements CopyRowSink {
   private ends: Int32Array;
   private used = 0;
   private rows = 0;
+  /** The typed values of `typed` columns, in the batch's row order. */
+  private values: unknown[][];
 
   constructor(
     private readonly codecs: Codec[],
     private readonly size: number,
     private readonly onBatch: (batch: CsvLines) => void,
+    /** Columns also kept as typed values (a cursor or keyset key): their indexes. */
+    private readonly typed: readonly number[] = [],
   ) {
     this.ends = new Int32Array(size);
+    this.values = typed.map(() => []);
   }
 
   row(src: Buffer, offs: Int32Array): void {
@@ -499,6 +507,11 @@ export class CsvBatcher implements CopyRowSink {
     }
     out[at++] = 13;
     out[at++] = 10;
+    for (let k = 0; k < this.typed.length; k++) {
+      const i = this.typed[k]!;
+      const len = offs[2 * i + 1]!;
+      this.values[k]!.push(len < 0 ? null : codecs[i]!.typed(src, offs[2 * i]!, len));
+    }
     this.ends[this.rows++] = at;
     this.used = at;
     if (this.rows >= this.size) this.flush();
@@ -506,17 +519,18 @@ export class CsvBatcher implements CopyRowSink {
 
   flush(): void {
     if (this.rows) {
-      this.onBatch(new CsvLines(this.buf, this.ends, 0, this.rows));
+      const typed = new Map(this.typed.map((col, k) => [col, this.values[k]!] as const));
+      this.onBatch(new CsvLines(this.buf, this.ends, 0, this.rows, typed));
       this.buf = Buffer.allocUnsafeSlow(CSV_BATCH_BYTES);
       this.ends = new Int32Array(this.size);
     }
-    this.used = 0;
-    this.rows = 0;
+    this.drop();
   }
 
   drop(): void {
     this.used = 0;
     this.rows = 0;
+    this.values = this.typed.map(() => []);
   }
 }
 
@@ -687,7 +701,7 @@ export async function copyRows(
   };
   const batcher =
     "csv" in target
-      ? new CsvBatcher(target.csv, options.batchSize, onBatch)
+      ? new CsvBatcher(target.csv, options.batchSize, onBatch, target.typed)
       : new ValueBatcher(target.decoders, options.batchSize, onBatch);
   const parser = new BinaryCopyParser(columns.length, batcher);
   const take = (buf: Buffer, start: number, end: number) => {

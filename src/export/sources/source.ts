@@ -51,8 +51,10 @@ export type Row = unknown[];
  * Rows a source has already written as CSV lines (the rules of `formats/csv.ts`,
  * CRLF after every row), handed out instead of `Row[]` when `QueryOptions.csvLines`
  * asks and the source can render every column itself (PostgreSQL's binary COPY):
- * no value is materialised. A view of rows [first, first + length) of `buf`;
- * `ends[i]` is where row i ends in `buf` (row 0 starts at 0). `slice` is `Row[]`'s.
+ * no value is materialised, except those of `QueryOptions.typedColumns` (a cursor or
+ * keyset key the run compares), kept typed beside the lines (`batchColumn`). A view of
+ * rows [first, first + length) of `buf`; `ends[i]` is where row i ends in `buf` (row 0
+ * starts at 0). `slice` is `Row[]`'s.
  */
 export class CsvLines {
   constructor(
@@ -60,7 +62,14 @@ export class CsvLines {
     private readonly ends: Int32Array,
     private readonly first: number,
     readonly length: number,
+    /** Column index → the typed values of every row of `buf`. */
+    private readonly typed: ReadonlyMap<number, readonly unknown[]> = new Map(),
   ) {}
+
+  /** The typed values of column `col` (one of `typedColumns`), or undefined. */
+  column(col: number): unknown[] | undefined {
+    return this.typed.get(col)?.slice(this.first, this.first + this.length);
+  }
 
   /** The lines' bytes (a view: the consumer copies what it keeps). */
   get bytes(): Buffer {
@@ -71,7 +80,7 @@ export class CsvLines {
   slice(start = 0, end = this.length): CsvLines {
     const s = Math.max(0, Math.min(start, this.length));
     const e = Math.max(s, Math.min(end, this.length));
-    return new CsvLines(this.buf, this.ends, this.first + s, e - s);
+    return new CsvLines(this.buf, this.ends, this.first + s, e - s, this.typed);
   }
 }
 
@@ -83,6 +92,15 @@ export function batchRows(batch: Batch): Row[] {
   if (batch instanceof CsvLines)
     throw new StowageError("internal", "CSV lines reached a stage that reads values");
   return batch;
+}
+
+/** The values of column `col` of a batch (of `CsvLines`, only a typed column's). */
+export function batchColumn(batch: Batch, col: number): unknown[] {
+  if (!(batch instanceof CsvLines)) return batch.map((row) => row[col]);
+  const values = batch.column(col);
+  if (!values)
+    throw new StowageError("internal", `column ${col} of CSV lines was not kept as values`);
+  return values;
 }
 
 export interface QueryOptions {
