@@ -25,7 +25,20 @@ export interface LocalMultipartHost {
   ): Promise<PutResult>;
 }
 
+/** A part's digests, taken when it is written: binary MD5 (its ETag) and base64 SHA-256. */
+interface PartSums {
+  md5: Buffer;
+  sha256: string;
+}
+
 export class LocalMultipart {
+  /**
+   * Digests of the parts this process wrote, by upload id and part number, so that
+   * completing does not hash every byte a second time (parts written by another process
+   * are hashed when completed).
+   */
+  private readonly sums = new Map<string, Map<number, PartSums>>();
+
   constructor(
     private readonly tmpDir: string,
     private readonly host: LocalMultipartHost,
@@ -60,8 +73,13 @@ export class LocalMultipart {
     await stat(dir).catch(() => {
       throw new StowageError("not-found", `UploadPart ${upload.key}: no such upload`);
     });
+    this.sums.get(upload.uploadId)?.delete(partNumber); // until this write is whole
     await writeFile(join(dir, `part-${String(partNumber).padStart(5, "0")}`), body);
-    return { etag: `"${createHash("md5").update(body).digest("hex")}"` };
+    const sums = { md5: createHash("md5").update(body).digest(), sha256: sha256Base64(body) };
+    let known = this.sums.get(upload.uploadId);
+    if (!known) this.sums.set(upload.uploadId, (known = new Map()));
+    known.set(partNumber, sums);
+    return { etag: `"${sums.md5.toString("hex")}"` };
   }
 
   async complete(
@@ -83,12 +101,14 @@ export class LocalMultipart {
     const fh = await open(tmp, "wx");
     const md5s = createHash("md5");
     const sums: string[] = [];
+    const known = this.sums.get(upload.uploadId);
     let size = 0;
     try {
       for (const p of parts) {
         const data = await readFile(join(dir, `part-${String(p.partNumber).padStart(5, "0")}`));
-        md5s.update(createHash("md5").update(data).digest());
-        sums.push(sha256Base64(data));
+        const s = known?.get(p.partNumber);
+        md5s.update(s?.md5 ?? createHash("md5").update(data).digest());
+        sums.push(s?.sha256 ?? sha256Base64(data));
         size += data.byteLength;
         await fh.write(data);
       }
@@ -104,12 +124,14 @@ export class LocalMultipart {
       spec.options,
     );
     await rm(dir, { recursive: true, force: true });
+    this.sums.delete(upload.uploadId);
     return res;
   }
 
   async abort(upload: MultipartUpload, signal: AbortSignal | undefined): Promise<void> {
     throwIfAborted(signal);
     await rm(this.dirOf(upload), { recursive: true, force: true });
+    this.sums.delete(upload.uploadId);
   }
 
   async list(prefix: string, signal: AbortSignal | undefined): Promise<MultipartUpload[]> {

@@ -77,3 +77,27 @@ it("an object locked until a future date cannot be deleted; the lock shows on HE
   await expect(store.delete("l/x.txt")).rejects.toThrow(/locked \(COMPLIANCE\)/);
   expect((await store.head("l/x.txt")).size).toBe(4);
 });
+
+it("§3.4 local store: a multipart object completed by another process has the same ETag and checksum", async () => {
+  const r = mkdtempSync(join(tmpdir(), "stowage-local-"));
+  const parts = [Buffer.alloc(5 * 1024 * 1024, 1), Buffer.from("tail ✓")];
+  const upload = async (store: LocalStore, key: string) => {
+    const u = await store.startMultipart(key);
+    const etags = [];
+    for (const [i, body] of parts.entries())
+      etags.push({ partNumber: i + 1, etag: (await store.uploadPart(u, i + 1, body)).etag });
+    return { u, etags };
+  };
+  // The digests this process took while writing the parts …
+  const one = new LocalStore({ root: r });
+  const a = await upload(one, "a.bin");
+  const doneA = await one.completeMultipart(a.u, a.etags);
+  // … and those taken from the part files by a store that did not write them.
+  const b = await upload(one, "b.bin");
+  const doneB = await new LocalStore({ root: r }).completeMultipart(b.u, b.etags);
+  expect(doneB.etag).toBe(doneA.etag);
+  const [ha, hb] = [await one.head("a.bin"), await one.head("b.bin")];
+  expect(hb.checksumSha256).toBe(ha.checksumSha256);
+  expect(ha.checksumSha256).toMatch(/-2$/);
+  expect(ha.size).toBe(parts[0]!.length + parts[1]!.length);
+});
