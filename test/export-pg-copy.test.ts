@@ -204,6 +204,23 @@ describe("binary COPY reads the same values as the cursor (SPEC §7.2)", () => {
     }
   });
 
+  it("typed int64 and timestamps are numbers when safe integers, bigints beyond, on both paths", async () => {
+    const sql = `SELECT i8, ts FROM ${table} ORDER BY k`;
+    for (const src of [copy, cursor]) {
+      const { rows } = await readAll(src, sql);
+      expect(rows.map((r) => r[0])).toEqual([
+        9007199254740993n,
+        -9007199254740993n,
+        null,
+        0,
+        1,
+        42,
+      ]);
+      expect(rows[0]![1]).toBe(-1); // 1969-12-31 23:59:59.999999
+      expect(typeof rows[4]![1]).toBe("bigint"); // year 294276: beyond 2^53 µs
+    }
+  });
+
   it("numeric text is exact for random values at many scales", async () => {
     const sql = `SELECT (random() * 10 ^ (g % 40 - 20))::numeric(60, 25) AS a,
         round(((random() - 0.5) * 10 ^ (g % 30))::numeric, g % 12) AS b, (g - 500)::numeric / 7 AS c
@@ -244,14 +261,14 @@ describe("what binary COPY leaves to the cursor, and its stream's life", () => {
   it("a column without a binary decoder (inet, interval, arrays) reads through the cursor", async () => {
     const sql = `SELECT '10.0.0.1'::inet AS ip, interval '1 day 2 hours' AS iv, ARRAY[1,2] AS arr, 7::bigint AS n`;
     const a = await readAll(copy, sql);
-    expect(a.rows).toEqual([["10.0.0.1", "1 day 02:00:00", "{1,2}", 7n]]);
+    expect(a.rows).toEqual([["10.0.0.1", "1 day 02:00:00", "{1,2}", 7]]);
   });
 
   it("a parameterised query reads through the cursor", async () => {
     const stream = await copy.query(`SELECT $1::bigint + 1 AS n`, ["41"], { batchSize: 10 });
     const rows: Row[] = [];
     for await (const b of stream) rows.push(...batchRows(b));
-    expect(rows).toEqual([[42n]]);
+    expect(rows).toEqual([[42]]); // int64: a number when safe, as through COPY
   });
 
   it("many batches arrive in order, and a trailing semicolon is accepted", async () => {

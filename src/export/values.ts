@@ -57,6 +57,12 @@ export function parseDateText(text: string): number {
   return daysFromCivil(year, Number(m[2]), Number(m[3]));
 }
 
+/** `v` as a number when it is a safe integer, else as it is. */
+export function safeInteger(v: bigint): number | bigint {
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : v;
+}
+
 /**
  * Parses `YYYY-MM-DD HH:MM:SS[.ffffff][±HH[:MM[:SS]]|Z][ BC]` into microseconds since
  * the epoch. With an offset the result is the UTC instant; without one, the wall clock.

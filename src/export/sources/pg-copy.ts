@@ -50,13 +50,11 @@ const PG_EPOCH_MICROS = 946_684_800_000_000;
 function safeInt64(b: Buffer, p: number): number | undefined {
   const hi = int32(b, p);
   if (hi < -0x200000 || hi >= 0x200000) return undefined;
-  return hi * 4294967296 + (int32(b, p + 4) >>> 0);
+  const n = hi * 4294967296 + (int32(b, p + 4) >>> 0);
+  return Number.isSafeInteger(n) ? n : undefined; // -2^53 is exact but not safe
 }
 
-const int8Typed: Decoder = (b, p) => {
-  const n = safeInt64(b, p);
-  return n === undefined ? b.readBigInt64BE(p) : BigInt(n);
-};
+const int8Typed: Decoder = (b, p) => safeInt64(b, p) ?? b.readBigInt64BE(p);
 const int8Text: Decoder = (b, p) => {
   const n = safeInt64(b, p);
   return n === undefined ? b.readBigInt64BE(p).toString() : String(n);
@@ -75,10 +73,7 @@ function timestampMicros(b: Buffer, p: number): number | bigint {
   return b.readBigInt64BE(p) + BigInt(PG_EPOCH_MICROS);
 }
 
-const timestampTyped: Decoder = (b, p) => {
-  const m = timestampMicros(b, p);
-  return typeof m === "bigint" ? m : BigInt(m);
-};
+const timestampTyped: Decoder = timestampMicros;
 const timestampText =
   (utc: boolean): Decoder =>
   (b, p) =>

@@ -8,12 +8,13 @@ import { StowageError } from "../../shared/errors.js";
 
 /**
  * The portable column kinds and their in-memory value representation:
- * - `int32`: number · `int64`: bigint · `float64`: number
+ * - `int32`: number · `int64`: a bigint, or a number when it is a safe integer
+ *   (PostgreSQL hands those as numbers: no bigint made per value) · `float64`: number
  * - `decimal`: string (exact decimal text, e.g. "-12.50")
  * - `bool`: boolean · `string`: string · `bytes`: Uint8Array
  * - `json`: string (the JSON text as stored; never re-parsed, so big numbers survive)
  * - `timestamp` (no zone, wall clock) / `timestamptz` (an instant, UTC):
- *   bigint microseconds since 1970-01-01T00:00:00
+ *   microseconds since 1970-01-01T00:00:00, a bigint or (as for `int64`) a safe number
  * - `date`: number of days since 1970-01-01
  * NULL is `null` for every kind.
  *
