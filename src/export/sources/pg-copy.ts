@@ -2,11 +2,13 @@
  * PostgreSQL rows through `COPY (query) TO STDOUT (FORMAT binary)`: the server
  * sends each row as length-prefixed binary fields, decoded here straight into the
  * portable values of `ColumnKind` — integers, floats, dates and timestamps never
- * pass through text, and there is no per-row protocol parsing beyond one CopyData
- * message. Used for queries without bound parameters (COPY cannot take them) whose
- * every column has a decoder below (`copyDecoders` returns undefined otherwise, and
- * the source reads through its cursor). A decoded value is identical to what the
- * cursor path's text parsers give for the same column (tested per type against it).
+ * pass through text — or, for a CSV run, written straight into CSV lines
+ * (`CsvBatcher`, no value made). The CopyData messages (one per row) are read off
+ * the socket by `tapCopyData` rather than through the driver's per-message events.
+ * Used for queries without bound parameters (COPY cannot take them) whose every
+ * column has a codec below (`copyTarget` returns undefined otherwise, and the source
+ * reads through its cursor). A decoded value, and a CSV field, is identical to what
+ * the cursor path gives for the same column (tested per type against it).
  */
 import { connect } from "node:net";
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
