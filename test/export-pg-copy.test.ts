@@ -188,7 +188,7 @@ describe("binary COPY reads the same values as the cursor (SPEC §7.2)", () => {
   it("CSV lines: random numerics, a row larger than a batch buffer, and many rows", async () => {
     const sql = `SELECT g, (random() * 10 ^ (g % 40 - 20))::numeric(60, 25) AS a,
         round(((random() - 0.5) * 10 ^ (g % 30))::numeric, g % 12) AS b, (g - 500)::numeric / 7 AS c,
-        CASE WHEN g = 7 THEN repeat('x",', 200000) ELSE 'r' || g END AS t
+        CASE WHEN g = 7 THEN repeat('x",', 200000) ELSE 'r' || g END AS t, repeat('y✓', g % 60) AS u
       FROM generate_series(1, 3000) g`;
     const view = pgTableName("pgcopy_csvnum");
     await pgExec(`CREATE TABLE ${view} AS ${sql}`);
