@@ -57,10 +57,14 @@ export function parseDateText(text: string): number {
   return daysFromCivil(year, Number(m[2]), Number(m[3]));
 }
 
-/** `v` as a number when it is a safe integer, else as it is. */
-export function safeInteger(v: bigint): number | bigint {
+/**
+ * An integer (a bigint, or its decimal text) as a number when it is a safe integer,
+ * else as a bigint.
+ * @example safeInteger("42") // 42
+ */
+export function safeInteger(v: bigint | string): number | bigint {
   const n = Number(v);
-  return Number.isSafeInteger(n) ? n : v;
+  return Number.isSafeInteger(n) ? n : BigInt(v);
 }
 
 /**
@@ -158,6 +162,16 @@ function put2(out: Buffer, at: number, n: number): void {
   out[at + 1] = 48 + n - t * 10;
 }
 
+/** Writes `n` (≥ 0) as exactly `width` decimal digits, zero-padded, at `at`; returns the offset after them. */
+export function writeDigits(out: Buffer, at: number, n: number, width: number): number {
+  for (let i = at + width - 1; i >= at; i--) {
+    const q = Math.floor(n / 10);
+    out[i] = 48 + n - q * 10;
+    n = q;
+  }
+  return at + width;
+}
+
 /** Writes the decimal digits of a safe integer at `at`; returns the offset after them (≤ 17 bytes). */
 export function writeInt(out: Buffer, at: number, n: number): number {
   if (n < 0) {
@@ -199,9 +213,7 @@ export function writeDate(out: Buffer, at: number, days: number): number {
     i += 4;
   } else {
     out[i++] = y < 0 ? 45 : 43;
-    let a = Math.abs(y);
-    for (let k = 5; k >= 0; k--, a = Math.floor(a / 10)) out[i + k] = 48 + (a % 10);
-    i += 6;
+    i = writeDigits(out, i, Math.abs(y), 6);
   }
   out[i] = 45;
   put2(out, i + 1, m);
@@ -245,7 +257,7 @@ export function writeTimestamp(
   }
   let i = writeDate(out, at, dayNumber);
   const secs = Math.floor(r / 1_000_000);
-  let frac = r - secs * 1_000_000;
+  const frac = r - secs * 1_000_000;
   out[i] = 84; // T
   put2(out, i + 1, Math.floor(secs / 3600));
   out[i + 3] = 58;
@@ -255,20 +267,29 @@ export function writeTimestamp(
   i += 9;
   if (frac) {
     out[i] = 46;
-    for (let k = 6; k >= 1; k--, frac = Math.floor(frac / 10)) out[i + k] = 48 + (frac % 10);
-    i += 7;
+    i = writeDigits(out, i + 1, frac, 6);
   }
   if (utc) out[i++] = 90; // Z
   return i;
 }
 
-/** Scratch space of the string forms below (single-threaded, never held across calls). */
-const SCRATCH = Buffer.allocUnsafe(64);
+/** Scratch space of `textOf` (single-threaded, never held across calls). */
+let scratch = Buffer.allocUnsafe(256);
+
+/**
+ * The string form of a byte writer's ASCII text: `write` fills a scratch buffer of at
+ * least `room` bytes from offset 0 and returns where it stopped.
+ * @example textOf(DATE_TEXT_MAX, (out, at) => writeDate(out, at, 0)) // "1970-01-01"
+ */
+export function textOf(room: number, write: (out: Buffer, at: number) => number): string {
+  if (scratch.length < room) scratch = Buffer.allocUnsafe(room);
+  return latin1Slice(scratch, 0, write(scratch, 0));
+}
 
 /** `YYYY-MM-DD` of a day number (years before 1 or after 9999 use a sign, as ISO 8601 allows). */
 export function formatDate(days: number): string {
   if (days === lastDay) return lastDayText;
-  lastDayText = latin1Slice(SCRATCH, 0, writeDate(SCRATCH, 0, days));
+  lastDayText = textOf(DATE_TEXT_MAX, (out, at) => writeDate(out, at, days));
   lastDay = days;
   return lastDayText;
 }
@@ -278,7 +299,7 @@ export function formatDate(days: number): string {
  * @example formatTimestamp(1704161045500000n, true) // "2024-01-02T02:04:05.500000Z"
  */
 export function formatTimestamp(micros: bigint | number, utc: boolean): string {
-  return latin1Slice(SCRATCH, 0, writeTimestamp(SCRATCH, 0, micros, utc));
+  return textOf(TIMESTAMP_TEXT_MAX, (out, at) => writeTimestamp(out, at, micros, utc));
 }
 
 /**

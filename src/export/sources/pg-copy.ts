@@ -12,7 +12,7 @@
  */
 import { connect } from "node:net";
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
-import { latin1Slice, utf8Slice } from "../../shared/buffer-text.js";
+import { utf8Slice } from "../../shared/buffer-text.js";
 import { StowageError } from "../../shared/errors.js";
 import { writeCsvText } from "../formats/csv.js";
 import { nested } from "../sql.js";
@@ -22,8 +22,10 @@ import {
   formatTimestamp,
   parseDateText,
   parseTimestampText,
+  textOf,
   TIMESTAMP_TEXT_MAX,
   writeDate,
+  writeDigits,
   writeInt,
   writeTimestamp,
 } from "../values.js";
@@ -56,11 +58,7 @@ function safeInt64(b: Buffer, p: number): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined; // -2^53 is exact but not safe
 }
 
-const int8Typed: Decoder = (b, p) => safeInt64(b, p) ?? b.readBigInt64BE(p);
-const int8Text: Decoder = (b, p) => {
-  const n = safeInt64(b, p);
-  return n === undefined ? b.readBigInt64BE(p).toString() : String(n);
-};
+const int8Typed = (b: Buffer, p: number): number | bigint => safeInt64(b, p) ?? b.readBigInt64BE(p);
 
 /** Microseconds since 1970 of a timestamp field; ±infinity fail as their text does. */
 function timestampMicros(b: Buffer, p: number): number | bigint {
@@ -75,7 +73,6 @@ function timestampMicros(b: Buffer, p: number): number | bigint {
   return b.readBigInt64BE(p) + BigInt(PG_EPOCH_MICROS);
 }
 
-const timestampTyped: Decoder = timestampMicros;
 const timestampText =
   (utc: boolean): Decoder =>
   (b, p) =>
@@ -89,16 +86,6 @@ function dateDays(b: Buffer, p: number): number {
 }
 
 const utf8: Decoder = (b, p, len) => utf8Slice(b, p, p + len);
-
-/** Writes base-10000 digit `d` as four decimal digits. */
-function put4(out: Buffer, at: number, d: number): void {
-  const a = (d / 100) | 0;
-  const b = d - a * 100;
-  out[at] = 48 + ((a / 10) | 0);
-  out[at + 1] = 48 + (a % 10);
-  out[at + 2] = 48 + ((b / 10) | 0);
-  out[at + 3] = 48 + (b % 10);
-}
 
 /** Room `writeNumeric` needs at most for the field at `p`. */
 function numericRoom(b: Buffer, p: number): number {
@@ -121,38 +108,25 @@ function writeNumeric(b: Buffer, p: number, out: Buffer, at: number): number {
   if (weight < 0) out[at++] = 48;
   else {
     at = writeInt(out, at, ndigits > 0 ? uint16(b, d0) : 0);
-    for (let k = 1; k <= weight; k++, at += 4)
-      put4(out, at, k < ndigits ? uint16(b, d0 + 2 * k) : 0);
+    for (let k = 1; k <= weight; k++)
+      at = writeDigits(out, at, k < ndigits ? uint16(b, d0 + 2 * k) : 0, 4);
   }
   if (dscale > 0) {
     out[at++] = 46;
-    let left = dscale;
-    for (let k = weight + 1; left > 0; k++) {
+    for (let k = weight + 1, left = dscale; left > 0; k++, left -= 4) {
       const d = k >= 0 && k < ndigits ? uint16(b, d0 + 2 * k) : 0;
-      if (left >= 4) {
-        put4(out, at, d);
-        at += 4;
-        left -= 4;
-      } else {
-        for (let div = 1000; left > 0; left--, div /= 10)
-          out[at++] = 48 + (Math.floor(d / div) % 10);
-      }
+      // The last group may be cut: its leading `left` digits.
+      at =
+        left >= 4
+          ? writeDigits(out, at, d, 4)
+          : writeDigits(out, at, Math.floor(d / 10 ** (4 - left)), left);
     }
   }
   return at;
 }
 
-/** Scratch space for the string forms of the byte writers (never held across calls). */
-let SCRATCH = Buffer.allocUnsafe(256);
-
-/** The text of a field through its byte writer. */
-function viaBytes(room: number, write: (out: Buffer, at: number) => number): string {
-  if (SCRATCH.length < room) SCRATCH = Buffer.allocUnsafe(room);
-  return latin1Slice(SCRATCH, 0, write(SCRATCH, 0));
-}
-
 const numericText: Decoder = (b, p) =>
-  viaBytes(numericRoom(b, p), (o, at) => writeNumeric(b, p, o, at));
+  textOf(numericRoom(b, p), (o, at) => writeNumeric(b, p, o, at));
 
 const HEX = Buffer.from("0123456789abcdef", "latin1");
 
@@ -166,7 +140,7 @@ function writeUuid(b: Buffer, p: number, out: Buffer, at: number): number {
   return at;
 }
 
-const uuidText: Decoder = (b, p) => viaBytes(36, (o, at) => writeUuid(b, p, o, at));
+const uuidText: Decoder = (b, p) => textOf(36, (o, at) => writeUuid(b, p, o, at));
 
 /** Writes a non-NULL field as its CSV field (quoted when needed) at `at`; returns the offset after it. */
 type CsvWriter = (b: Buffer, p: number, len: number, out: Buffer, at: number) => number;
@@ -215,7 +189,7 @@ const CODECS: Record<number, Codec> = (() => {
     room: fixed(11),
   });
   const timestamp = (utc: boolean): Codec => ({
-    typed: timestampTyped,
+    typed: timestampMicros,
     text: timestampText(utc),
     csv: (b, p, _len, out, at) => writeTimestamp(out, at, timestampMicros(b, p), utc),
     room: fixed(TIMESTAMP_TEXT_MAX),
@@ -234,12 +208,10 @@ const CODECS: Record<number, Codec> = (() => {
     ),
     20: {
       typed: int8Typed,
-      text: int8Text,
+      text: (b, p) => String(int8Typed(b, p)),
       csv: (b, p, _len, out, at) => {
-        const n = safeInt64(b, p);
-        return n === undefined
-          ? ascii(b.readBigInt64BE(p).toString(), out, at)
-          : writeInt(out, at, n);
+        const v = int8Typed(b, p);
+        return typeof v === "number" ? writeInt(out, at, v) : ascii(v.toString(), out, at);
       },
       room: fixed(20),
     },

@@ -34,16 +34,12 @@ const identity: Parser = (t) => t;
 const parseBytea: Parser = (t) =>
   t.startsWith("\\x") ? Buffer.from(t.slice(2), "hex") : Buffer.from(t, "latin1");
 const ts: Parser = (t) => safeInteger(parseTimestampText(t));
-const int8: Parser = (t) => {
-  const n = Number(t);
-  return Number.isSafeInteger(n) ? n : BigInt(t);
-};
 
 /** OID → [type name, kind, parser]. Any other type is exported as its text form. */
 const TYPES: Record<number, [string, ColumnKind, Parser]> = {
   16: ["boolean", "bool", (t) => t === "t"],
   17: ["bytea", "bytes", parseBytea],
-  20: ["bigint", "int64", int8],
+  20: ["bigint", "int64", safeInteger],
   21: ["smallint", "int32", Number],
   23: ["integer", "int32", Number],
   26: ["oid", "int64", (t) => BigInt(t)],
