@@ -31,7 +31,6 @@ export function baseSql(exp: Base, d: SqlDialect): string {
     .join(".")}`;
 }
 
-/** The export's query as a derived table; the newline ends a trailing `--` comment of a user query. */
 /**
  * A statement as the body of a derived table or of `COPY (…)`: trailing semicolons
  * dropped, closed after a newline (which ends a trailing `--` comment).

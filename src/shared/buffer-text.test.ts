@@ -27,4 +27,13 @@ describe("buffer text", () => {
       expect(latin1Slice(a, 3, 3 + n)).toBe(b.toString("latin1", 3, 3 + n));
     }
   });
+
+  it("a short string past the buffer's end is cut where Node's writer cuts it", () => {
+    for (const s of ["abcdefghij", "ab", "héllo"]) {
+      const a = Buffer.alloc(8, 0xaa);
+      const b = Buffer.alloc(8, 0xaa);
+      expect(utf8Write(a, s, 4)).toBe(b.write(s, 4, "utf8"));
+      expect(a.equals(b)).toBe(true);
+    }
+  });
 });

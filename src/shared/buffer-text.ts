@@ -33,10 +33,13 @@ const latin1: Slice =
 /** Strings up to this length are tried as ASCII in JavaScript: cheaper than the native call. */
 const SHORT = 24;
 
-/** Writes `s` as UTF-8 at `offset` (the buffer must have room); returns the bytes written. */
+/**
+ * Writes `s` as UTF-8 at `offset`; returns the bytes written (as Node's writer: what
+ * fits, when the buffer lacks room — callers reserve space first).
+ */
 export function utf8Write(buf: Buffer, s: string, offset: number): number {
   const n = s.length;
-  if (n <= SHORT) {
+  if (n <= SHORT && offset + n <= buf.length) {
     let i = 0;
     for (; i < n; i++) {
       const c = s.charCodeAt(i);

@@ -64,7 +64,6 @@ const PAR1 = 0x31524150;
  */
 export class Footer {
   private readonly groups: Uint8Array[] = [];
-  private groupBytes = 0;
   private readonly meta: FileMetaData;
   /**
    * Bytes after the row-group list's header in a footer without groups (the fields after
@@ -106,7 +105,6 @@ export class Footer {
     }
     const bytes = one.slice(none.length - this.tail, one.length - this.tail);
     this.groups.push(bytes);
-    this.groupBytes += bytes.length;
   }
 
   /** Writes the footer struct, its length and the closing magic. */
@@ -128,11 +126,6 @@ export class Footer {
     }
     writer.appendUint32(writer.offset - start);
     writer.appendUint32(PAR1);
-  }
-
-  /** Bytes of the row groups' metadata kept so far. */
-  get bytes(): number {
-    return this.groupBytes;
   }
 }
 
