@@ -184,3 +184,71 @@ describe("§3.1/§3.2 never throw", () => {
     expect(text).toContain("[REDACTED]");
   });
 });
+
+describe("§3.2 child bindings", () => {
+  it("§3.3 a child's and a grandchild's bindings are redacted once by key, path and pattern; the grandchild's own win", async () => {
+    const { log, store } = localLogger({
+      redact: { paths: ["bindings.user.email"], patterns: ["acme-[0-9]+"] },
+    });
+    const child = log.child({ requestId: "r-1", password: "p", user: { email: "a@b.c", id: 7 } });
+    const grand = child.child({ requestId: "r-2", note: "ticket acme-42 open" });
+    child.info("child");
+    grand.info("grand");
+    await log.close();
+    const byMsg = new Map(
+      (await readBack(store, "")).flatMap((o) => o.lines).map((r) => [r.message, r]),
+    );
+    const redactedUser = { email: "[REDACTED]", id: 7 };
+    expect(byMsg.get("child")!.bindings).toEqual({
+      requestId: "r-1",
+      password: "[REDACTED]",
+      user: redactedUser,
+    });
+    expect(byMsg.get("grand")!.bindings).toEqual({
+      requestId: "r-2",
+      password: "[REDACTED]",
+      user: redactedUser,
+      note: "ticket [REDACTED:custom] open",
+    });
+  });
+
+  it("§3.1 bindings that are not plain objects never throw; what lands is valid JSON with object bindings or none", async () => {
+    const { log, store } = localLogger();
+    const { proxy: revoked, revoke } = Proxy.revocable({ a: 1 }, {});
+    revoke();
+    const throwing = new Proxy(
+      { a: 1 },
+      {
+        getPrototypeOf: () => {
+          throw new Error("trap");
+        },
+        ownKeys: () => {
+          throw new Error("trap");
+        },
+      },
+    );
+    class Ctx {
+      tenant = "t-1";
+    }
+    const odd: unknown[] = [revoked, throwing, [1, 2], new Ctx(), "text", null, 42];
+    let calls = 0;
+    for (const b of odd) {
+      const child = log.child(b as Record<string, unknown>);
+      expect(() => child.info("child")).not.toThrow();
+      expect(() => child.child({ step: 2 }).info("grand")).not.toThrow();
+      expect(() =>
+        log
+          .child({ ok: 1 })
+          .child(b as Record<string, unknown>)
+          .info("grand2"),
+      ).not.toThrow();
+      calls += 3;
+    }
+    await log.close();
+    const recs = (await readBack(store, "")).flatMap((o) => o.lines);
+    expect(recs).toHaveLength(calls);
+    for (const r of recs) if (r.bindings !== undefined) expect(typeof r.bindings).toBe("object");
+    // A plain object in a class instance's place keeps its fields.
+    expect(recs.some((r) => (r.bindings as Record<string, unknown>)?.tenant === "t-1")).toBe(true);
+  });
+});

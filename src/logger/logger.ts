@@ -66,18 +66,15 @@ export class Logger {
   fatal: LogMethod = noop;
 
   private _level: Level;
-  /** The bindings as final JSON (redacted once), spliced into every record of this logger. */
-  private readonly bindingsJson: string | undefined;
 
   /** @internal */
   constructor(
     private readonly core: LoggerCore,
-    private readonly bindings: Record<string, unknown> | undefined,
+    /** The bindings as final JSON (redacted once), spliced into every record of this logger. */
+    private readonly bindingsJson: string | undefined,
     level: Level = core.level,
   ) {
     this._level = level;
-    if (bindings !== undefined)
-      this.bindingsJson = serializeField("bindings", bindings, core.serialize);
     this.bindMethods();
   }
 
@@ -99,11 +96,22 @@ export class Logger {
    * @example const req = log.child({ requestId: "r-1" }); req.info("handled");
    */
   child(bindings: Record<string, unknown>): Logger {
-    const own = sanitizeValue(bindings, this.core.serialize) as Record<string, unknown>;
-    const merged = this.bindings ? { ...this.bindings, ...(own ?? {}) } : own;
+    const serialize = this.core.serialize;
+    // The usual child (plain bindings, a parent without any): one redacting walk, straight to JSON.
+    if (this.bindingsJson === undefined && isPlainObject(bindings))
+      return new Logger(this.core, serializeField("bindings", bindings, serialize), this._level);
+    // A grandchild merges its own sanitised bindings over its parent's (the parent's JSON, parsed).
+    const own = sanitizeValue(bindings, serialize) as Record<string, unknown>;
+    const parent =
+      this.bindingsJson === undefined
+        ? undefined
+        : (JSON.parse(this.bindingsJson) as Record<string, unknown>);
+    const merged = parent ? { ...parent, ...(own ?? {}) } : own;
     return new Logger(
       this.core,
-      merged && typeof merged === "object" ? merged : undefined,
+      merged && typeof merged === "object"
+        ? serializeField("bindings", merged, serialize)
+        : undefined,
       this._level,
     );
   }
@@ -212,6 +220,17 @@ export class Logger {
         // Never throw from a logging call (SPEC §3.2); serializeRecord already never throws.
       }
     };
+  }
+}
+
+/** An object literal's kind (a revoked Proxy, an array, a class instance are not). */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== "object" || v === null) return false;
+  try {
+    const proto: unknown = Object.getPrototypeOf(v);
+    return (proto === Object.prototype || proto === null) && !Array.isArray(v);
+  } catch {
+    return false; // a Proxy whose traps throw
   }
 }
 
