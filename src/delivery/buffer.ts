@@ -49,8 +49,12 @@ export interface DeliveryBuffer {
    * inline. Throws only for a malformed line, before keeping anything.
    */
   add(line: string, timestampMs: number, size: number): void;
-  /** Like add; resolves once the record is durable (sqlite: committed), rejects with `error` if it is lost. */
-  addDurable(line: string, timestampMs: number, size: number): Promise<void>;
+  /**
+   * Like add; resolves once the record is durable (sqlite: committed), rejects with `error`
+   * if it is lost. Returns undefined when the record is as durable as it gets at once
+   * (memory: kept), so a caller needs no promise.
+   */
+  addDurable(line: string, timestampMs: number, size: number): Promise<void> | undefined;
   /**
    * Seals everything open and resolves once every sealed batch was handed to the host
    * (or lost). Resolves `true` while the buffer may still hold deliverable work it has not

@@ -122,19 +122,19 @@ export class DeliverySink implements Sink {
     return null;
   }
 
-  acceptDurable(line: string, timestampMs: number): Promise<Refusal | null> {
+  acceptDurable(line: string, timestampMs: number): Refusal | null | Promise<Refusal | null> {
     if (this.buffer.error && !this.closed) return Promise.reject(this.buffer.error);
     const size = Buffer.byteLength(line, "utf8") + 1;
-    let durable: Promise<void>;
+    let durable: Promise<void> | undefined;
     try {
       const refused = this.admit(size, timestampMs);
-      if (refused !== null) return Promise.resolve(refused);
+      if (refused !== null) return refused;
       durable = this.buffer.addDurable(line, timestampMs, size);
       this.accepted++;
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    return durable.then(() => null);
+    return durable === undefined ? null : durable.then(() => null);
   }
 
   /**

@@ -71,9 +71,8 @@ export class MemoryBuffer implements DeliveryBuffer {
     this.queued += size;
   }
 
-  addDurable(line: string, timestampMs: number, size: number): Promise<void> {
-    this.add(line, timestampMs, size);
-    return Promise.resolve();
+  addDurable(line: string, timestampMs: number, size: number): undefined {
+    this.add(line, timestampMs, size); // in memory is all the durability this buffer has
   }
 
   private encode(b: HourBatch): void {

@@ -41,8 +41,14 @@ export interface Sink {
    * the rejection reason (already counted). Never throws, never does I/O inline.
    */
   accept(line: string, timestampMs: number): keyof RejectedCounts | "closed" | null;
-  /** Like accept, but resolves when the record is durable in the buffer (sqlite: committed). */
-  acceptDurable(line: string, timestampMs: number): Promise<keyof RejectedCounts | "closed" | null>;
+  /**
+   * Like accept, but resolves when the record is durable in the buffer (sqlite: committed);
+   * returns the outcome itself when it is known at once (memory, or a rejection).
+   */
+  acceptDurable(
+    line: string,
+    timestampMs: number,
+  ): keyof RejectedCounts | "closed" | null | Promise<keyof RejectedCounts | "closed" | null>;
   /** Seals open batches and waits for delivery, failure, a pause, or the timeout. Never rejects. */
   flush(timeoutMs: number | undefined): Promise<{ result: DestinationResult; timedOut: boolean }>;
   /** flush, then release timers, sockets and workers. */

@@ -252,3 +252,30 @@ describe("§3.2 child bindings", () => {
     expect(recs.some((r) => (r.bindings as Record<string, unknown>)?.tenant === "t-1")).toBe(true);
   });
 });
+
+describe("§3.2 write()", () => {
+  it("resolves once kept, rejects an oversized record with StowageError rejected (counted), never throws", async () => {
+    const path = mkdtempSync(join(tmpdir(), "stowage-logger-"));
+    const log = createLogger({
+      console: false,
+      destination: "local",
+      local: { path, delivery: { maxRecordBytes: 1024 } },
+    } as Parameters<typeof createLogger>[0]);
+    await expect(log.write({ level: "info", message: "kept" })).resolves.toBeUndefined();
+    let big: Promise<void> | undefined;
+    expect(() => (big = log.write({ level: "info", message: "x".repeat(4096) }))).not.toThrow();
+    await expect(big).rejects.toMatchObject({ name: "StowageError", code: "rejected" });
+    await expect(
+      log.write({ level: "debug", message: "below the level" }),
+    ).resolves.toBeUndefined();
+    const res = await log.close();
+    expect(res.destinations.sink).toMatchObject({
+      delivered: 1,
+      pending: 0,
+      rejected: { oversized: 1 },
+    });
+    await expect(log.write({ level: "info", message: "late" })).rejects.toMatchObject({
+      code: "rejected",
+    });
+  });
+});

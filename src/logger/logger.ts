@@ -122,7 +122,24 @@ export class Logger {
    * StowageError("rejected") when it is not (oversized, queue or spool full, closed)
    * and with StowageError("usage") when the record is malformed.
    */
-  async write(input: Partial<LogRecord> & { message?: unknown }): Promise<void> {
+  write(input: Partial<LogRecord> & { message?: unknown }): Promise<void> {
+    // Not `async`: a record the memory buffer keeps at once costs no promise of its own.
+    try {
+      const outcome = this.acceptRecord(input);
+      if (outcome === null) return ACCEPTED;
+      if (typeof outcome === "string") return Promise.reject(rejected(outcome));
+      return outcome.then((reason) => {
+        if (reason !== null) throw rejected(reason);
+      });
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  /** write()'s synchronous part: validates, serialises and hands the record to the sink. */
+  private acceptRecord(
+    input: Partial<LogRecord> & { message?: unknown },
+  ): ReturnType<Sink["acceptDurable"]> {
     if (this.core.closed)
       throw new StowageError("rejected", "the logger is closed; create a new one");
     const record = readRecord(input);
@@ -138,7 +155,7 @@ export class Logger {
       }
       ms = parsed;
     }
-    if (LEVEL_VALUES[level] < LEVEL_VALUES[this._level]) return;
+    if (LEVEL_VALUES[level] < LEVEL_VALUES[this._level]) return null;
     // Known fields only, copied explicitly (no spread: this is the ingestion hot path).
     const full: LogRecord = {
       timestamp: formatTimestamp(ms),
@@ -158,8 +175,7 @@ export class Logger {
         ? serializeRecordWithBindings(full, this.bindingsJson, this.core.serialize)
         : serializeRecord(full, this.core.serialize);
     this.core.echo?.echo(line, level);
-    const reason = await this.core.sink.acceptDurable(line, ms);
-    if (reason !== null) throw new StowageError("rejected", rejectionMessage(reason));
+    return this.core.sink.acceptDurable(line, ms);
   }
 
   /** Seals open batches and waits for delivery (or failure, or the timeout). Never rejects. */
@@ -250,6 +266,13 @@ function messageText(m: unknown): string {
   } catch {
     return "[Unserializable]";
   }
+}
+
+/** The promise every record accepted at once resolves with (shared: it carries no state). */
+const ACCEPTED: Promise<void> = Promise.resolve();
+
+function rejected(reason: string): StowageError {
+  return new StowageError("rejected", rejectionMessage(reason));
 }
 
 function rejectionMessage(reason: string): string {

@@ -36,10 +36,10 @@ it("§4 a spool that fails: the record in flight is lost and counted, later ones
       }),
   );
   const ts = Date.UTC(2026, 0, 1);
-  const first = await sink.acceptDurable('{"i":1}', ts).catch((e: unknown) => e);
+  const first = await Promise.resolve(sink.acceptDurable('{"i":1}', ts)).catch((e: unknown) => e);
   expect(isStowageError(first, "spool")).toBe(true);
   expect(sink.accept('{"i":2}', ts)).toBe("spoolFull");
-  const later = await sink.acceptDurable('{"i":3}', ts).catch((e: unknown) => e);
+  const later = await Promise.resolve(sink.acceptDurable('{"i":3}', ts)).catch((e: unknown) => e);
   expect(isStowageError(later, "spool")).toBe(true);
   const flushed = await sink.flush(5_000);
   expect(flushed.timedOut).toBe(false);
