@@ -1,7 +1,10 @@
 /**
  * Framework adapter benchmark: requests/s of a hello-world app on
  * Express 5, Fastify 5 and Hono 4 (@hono/node-server) with and without the
- * stowage adapter (goal ≥ 0.9×).
+ * stowage adapter (goal ≥ 0.9×), and with an empty middleware of the same shape
+ * instead (Express: a `(req, res, next)` function; Fastify: `onRequest` and
+ * `onResponse` hooks; Hono: `async (c, next) => { await next() }`): the part of the
+ * ratio any middleware costs in that framework, before any logging.
  *
  * Each measurement is a fresh server process running plain Node on the built
  * package (`stowage/express`, … from dist/, as an application imports it; no
@@ -35,7 +38,7 @@ if (!existsSync(join(ROOT, "dist", "express.js")))
 /**
  * The server, run by plain `node` in the package directory (so `stowage/…`
  * resolves to dist/ like in an application). argv: framework, "with"|"without",
- * store directory. Prints `{"url"}` when listening; when stdin ends, closes the
+ * store directory ("empty": a do-nothing middleware, no logger). Prints `{"url"}` when listening; when stdin ends, closes the
  * server and the logger and prints `{"cpuMs","delivered","rejected","ok"}`, where
  * cpuMs is the process's CPU time (all threads) from the line it was sent on
  * stdin (just before the measured run) to the end of stdin.
@@ -53,6 +56,7 @@ const listening = (s) => new Promise((r) => (s.listening ? r() : s.once("listeni
 if (framework === "express") {
   const { default: express } = await import("express");
   const app = express();
+  if (variant === "empty") app.use((_req, _res, next) => next());
   if (log) app.use((await import("stowage/express")).stowageExpress(log));
   app.get("/hello/:id", (_req, res) => void res.send("hello"));
   const s = app.listen(0, host);
@@ -62,6 +66,10 @@ if (framework === "express") {
 } else if (framework === "fastify") {
   const { default: Fastify } = await import("fastify");
   const app = Fastify();
+  if (variant === "empty") {
+    app.addHook("onRequest", (_request, _reply, next) => next());
+    app.addHook("onResponse", (_request, _reply, next) => next());
+  }
   if (log) await app.register((await import("stowage/fastify")).stowageFastify, { logger: log });
   app.get("/hello/:id", async () => "hello");
   url = await app.listen({ port: 0, host });
@@ -70,6 +78,7 @@ if (framework === "express") {
   const { Hono } = await import("hono");
   const { serve } = await import("@hono/node-server");
   const app = new Hono();
+  if (variant === "empty") app.use(async (_c, next) => { await next(); });
   if (log) app.use((await import("stowage/hono")).stowageHono(log));
   app.get("/hello/:id", (c) => c.text("hello"));
   const s = serve({ fetch: app.fetch, port: 0, hostname: host });
@@ -139,7 +148,7 @@ interface Served {
 }
 
 /** One fresh server process: 1 s warm-up, then the measured run; returns req/s and the record count. */
-async function measure(framework: string, variant: "with" | "without"): Promise<Served> {
+async function measure(framework: string, variant: "with" | "without" | "empty"): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), "stowage-bench-http-"));
   const child = spawn(
     process.execPath,
@@ -186,10 +195,10 @@ console.log(
   `\n-- adapters: hello-world req/s, autocannon -c ${LOAD.connections} -d ${SECONDS} after 1 s warm-up, fresh server per run, ${ROUNDS} alternating rounds`,
 );
 console.log(
-  "   req/s: min/median of the rounds, ratio with/without (goal ≥ 0.9×); cpu: server CPU µs per response (all threads), median",
+  "   req/s: min/median of the rounds, ratio with/without (goal ≥ 0.9×); empty mw: the same ratio for a do-nothing middleware; cpu: server CPU µs per response (all threads), median",
 );
 console.log(
-  `${"framework".padEnd(10)} ${"without req/s".padStart(14)} ${"with req/s".padStart(14)} ${"ratio min/med".padStart(14)} ${"cpu without".padStart(12)} ${"cpu with".padStart(9)} ${"records/responses".padStart(18)}`,
+  `${"framework".padEnd(10)} ${"without req/s".padStart(14)} ${"with req/s".padStart(14)} ${"ratio min/med".padStart(14)} ${"empty mw min/med".padStart(17)} ${"cpu without".padStart(12)} ${"cpu with".padStart(9)} ${"records/responses".padStart(18)}`,
 );
 const names: Record<string, string> = {
   express: "Express 5",
@@ -198,8 +207,8 @@ const names: Record<string, string> = {
 };
 for (const [framework, name] of Object.entries(names)) {
   const records = { delivered: 0, responses: 0 };
-  const cpu = { with: [] as number[], without: [] as number[] };
-  const run = (variant: "with" | "without") => async () => {
+  const cpu = { with: [] as number[], without: [] as number[], empty: [] as number[] };
+  const run = (variant: "with" | "without" | "empty") => async () => {
     const r = await measure(framework, variant);
     cpu[variant].push(r.cpuUs);
     if (variant === "with") {
@@ -208,11 +217,16 @@ for (const [framework, name] of Object.entries(names)) {
     }
     return r.rps;
   };
-  const s = await alternate(ROUNDS, { without: run("without"), with: run("with") });
+  const s = await alternate(ROUNDS, {
+    without: run("without"),
+    with: run("with"),
+    empty: run("empty"),
+  });
   const fmt = (xs: number[]) => `${min(xs).toFixed(0)}/${median(xs).toFixed(0)}`;
-  const ratio = `${(min(s.with) / min(s.without)).toFixed(2)}/${(median(s.with) / median(s.without)).toFixed(2)}`;
+  const ratio = (xs: number[]) =>
+    `${(min(xs) / min(s.without)).toFixed(2)}/${(median(xs) / median(s.without)).toFixed(2)}`;
   console.log(
-    `${name.padEnd(10)} ${fmt(s.without).padStart(14)} ${fmt(s.with).padStart(14)} ${ratio.padStart(14)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
+    `${name.padEnd(10)} ${fmt(s.without).padStart(14)} ${fmt(s.with).padStart(14)} ${ratio(s.with).padStart(14)} ${ratio(s.empty).padStart(17)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
   );
 }
 
