@@ -178,6 +178,47 @@ describe("pooled buffers grow from a small start", () => {
   });
 });
 
+describe("pooled buffers: lines added unmeasured", () => {
+  it("§3.4 multi-byte lines without a size are written whole, counted exactly, and batches seal at maxBatchBytes, never above", async () => {
+    const { BufferPool } = await import("./buffer-pool.js");
+    // Buffers start at 64 KiB and grow: 1 to 4 bytes a character (ASCII, 2-byte, 3-byte, and
+    // surrogate pairs: 4 bytes for 2 units), at lengths that reach buffer ends mid-character.
+    const pool = new BufferPool(100_000, 2);
+    const { b, sealed } = setup({ pool, maxBatchBytes: 100_000, maxBatchRecords: 10_000 });
+    const alphabet = ["a", "é", "€", "😀"];
+    const lines = Array.from({ length: 2000 }, (_, i) =>
+      JSON.stringify({ i, s: alphabet[i % 4]!.repeat((i * 7) % 97) }),
+    );
+    let counted = 0;
+    for (const [k, l] of lines.entries()) {
+      const kept = b.add(l, H10 + k);
+      expect(kept).toBe(Buffer.byteLength(l) + 1);
+      counted += kept;
+    }
+    b.sealAll();
+    const text = sealed.map((s) => s.ndjson!.subarray(0, s.decodedBytes).toString()).join("");
+    expect(text).toBe(lines.join("\n") + "\n");
+    expect(sealed.reduce((n, s) => n + s.decodedBytes, 0)).toBe(counted);
+    expect(sealed.length).toBeGreaterThanOrEqual(3);
+    for (const s of sealed) expect(s.decodedBytes).toBeLessThanOrEqual(100_000);
+  });
+
+  it("§3.4 an unmeasured line whose characters pass the end of the buffer is not cut there", async () => {
+    const { BufferPool } = await import("./buffer-pool.js");
+    const pool = new BufferPool(200_000, 2);
+    const { b, sealed } = setup({ pool, maxBatchBytes: 200_000, maxBatchRecords: 10_000 });
+    const wide = JSON.stringify({ s: "é".repeat(100) }); // 1 UTF-16 unit, 2 bytes a character
+    // An ASCII line that leaves exactly wide.length + 1 bytes of the first 64 KiB buffer.
+    const fill = "x".repeat(64 * 1024 - (wide.length + 1) - 1);
+    expect(b.add(fill, H10)).toBe(fill.length + 1);
+    expect(b.add(wide, H10)).toBe(Buffer.byteLength(wide) + 1);
+    b.sealAll();
+    expect(sealed[0]!.ndjson!.subarray(0, sealed[0]!.decodedBytes).toString()).toBe(
+      `${fill}\n${wide}\n`,
+    );
+  });
+});
+
 describe("pooled buffers: a busy hour's next buffer starts at its expected size", () => {
   it("after a batch of an hour seals full, that hour's next buffer is capacity-sized; other hours start small", async () => {
     const { BufferPool } = await import("./buffer-pool.js");

@@ -38,6 +38,14 @@ export interface HourBatch {
   reason: SealReason;
 }
 
+/**
+ * The bytes an NDJSON line takes in a batch: its UTF-8 length plus the newline.
+ * @example lineBytes("é") // 3
+ */
+export function lineBytes(line: string): number {
+  return Buffer.byteLength(line, "utf8") + 1;
+}
+
 export interface HourBatcherOptions {
   maxBatchBytes: number;
   maxBatchRecords: number;
@@ -82,11 +90,14 @@ export class HourBatcher {
   }
 
   /**
-   * Adds one JSON line (no newline inside) whose record time is `timestampMs`.
-   * `bytes`, when known, is its UTF-8 length plus 1 for the newline.
+   * Adds one JSON line (no newline inside) whose record time is `timestampMs`; returns
+   * the bytes it keeps for it (UTF-8 length plus 1 for the newline). `bytes`, when known,
+   * is that size. Unknown, a pooled batcher does not measure the line first: it writes it
+   * and counts what was written, measuring beforehand only when the line could fill the
+   * batch.
    * Throws StowageError("format") for a line with "\n" or a time outside 0..9999999999999.
    */
-  add(line: string, timestampMs: number, bytes?: number): void {
+  add(line: string, timestampMs: number, bytes?: number): number {
     if (!(timestampMs >= 0 && timestampMs <= MAX_EPOCH_MS)) {
       throw new StowageError(
         "format",
@@ -99,9 +110,15 @@ export class HourBatcher {
         "a record line contains a newline; serialise with serializeRecord",
       );
     const ms = Math.floor(timestampMs);
-    let size = bytes ?? Buffer.byteLength(line, "utf8") + 1;
     const hourMs = utcHourStart(ms);
     let b = this.last !== null && this.last.hourMs === hourMs ? this.last : this.open.get(hourMs);
+    // A line of n UTF-16 units takes n + 1 to 3n + 1 bytes: a pooled batcher writes it
+    // unmeasured when even 3n + 1 fits the batch, and counts what it wrote.
+    const unmeasured =
+      bytes === undefined &&
+      this.pool !== undefined &&
+      (b === undefined ? 0 : b.decodedBytes) + 3 * line.length + 1 <= this.opts.maxBatchBytes;
+    let size = bytes ?? (unmeasured ? line.length + 1 : lineBytes(line));
     if (b !== undefined && b.decodedBytes + size > this.opts.maxBatchBytes) {
       this.seal(b, "bytes");
       b = undefined;
@@ -130,7 +147,8 @@ export class HourBatcher {
       this.arm(now + this.opts.flushIntervalMs);
     }
     this.last = b;
-    if (b.ndjson !== undefined && this.pool) size = this.writeLine(b, b.ndjson, line, size);
+    if (b.ndjson !== undefined && this.pool)
+      size = this.writeLine(b, b.ndjson, line, unmeasured ? undefined : size);
     else b.lines.push(line);
     b.records++;
     b.decodedBytes += size;
@@ -138,16 +156,23 @@ export class HourBatcher {
     if (ms > b.maxMs) b.maxMs = ms;
     if (b.decodedBytes >= this.opts.maxBatchBytes) this.seal(b, "bytes");
     else if (b.records >= this.opts.maxBatchRecords) this.seal(b, "records");
+    return size;
   }
 
-  /** Writes `line` + "\n" into the batch's buffer (growing it); returns the exact bytes written. */
-  private writeLine(b: HourBatch, buf: Buffer, line: string, size: number): number {
+  /**
+   * Writes `line` + "\n" into the batch's buffer (growing it); returns the exact bytes
+   * written. Unmeasured (`size` undefined), room is made for its most (3 bytes a UTF-16
+   * unit), so it is written whole and its size is what was written.
+   */
+  private writeLine(b: HourBatch, buf: Buffer, line: string, size: number | undefined): number {
     const at = b.decodedBytes;
-    if (at + size > buf.length) buf = b.ndjson = this.pool!.grow(buf, at, at + size);
+    const room = size ?? 3 * line.length + 1;
+    if (at + room > buf.length) buf = b.ndjson = this.pool!.grow(buf, at, at + room);
     let written = utf8Write(buf, line, at);
-    if (written + 1 !== size) {
+    if (size === undefined) size = written + 1;
+    else if (written + 1 !== size) {
       // The caller's `bytes` was wrong: measure, make room, write again.
-      size = Buffer.byteLength(line, "utf8") + 1;
+      size = lineBytes(line);
       if (at + size > buf.length) buf = b.ndjson = this.pool!.grow(buf, at, at + size);
       written = utf8Write(buf, line, at);
     }

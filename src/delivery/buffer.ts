@@ -45,16 +45,22 @@ export interface DeliveryBuffer {
   /** Records in shared storage held by another live owner (last count), when the buffer has shared storage. */
   readonly heldByOthers: number | undefined;
   /**
-   * Takes one admitted record (`size`: UTF-8 bytes + newline). Synchronous, no I/O
+   * Takes one admitted record. `size` is its UTF-8 bytes + newline when the sink measured
+   * it; undefined when it did not need to (the line fits every limit whatever its
+   * encoding): the buffer then counts the bytes it actually keeps. Synchronous, no I/O
    * inline. Throws only for a malformed line, before keeping anything.
    */
-  add(line: string, timestampMs: number, size: number): void;
+  add(line: string, timestampMs: number, size: number | undefined): void;
   /**
    * Like add; resolves once the record is durable (sqlite: committed), rejects with `error`
    * if it is lost. Returns undefined when the record is as durable as it gets at once
    * (memory: kept), so a caller needs no promise.
    */
-  addDurable(line: string, timestampMs: number, size: number): Promise<void> | undefined;
+  addDurable(
+    line: string,
+    timestampMs: number,
+    size: number | undefined,
+  ): Promise<void> | undefined;
   /**
    * Seals everything open and resolves once every sealed batch was handed to the host
    * (or lost). Resolves `true` while the buffer may still hold deliverable work it has not

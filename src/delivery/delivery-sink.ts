@@ -18,6 +18,7 @@
  *   (sqlite: leases released, a later logger delivers them; memory: reported pending).
  */
 import type { ObjectLockSpec } from "../config/destination.js";
+import { lineBytes } from "../batch/hour-batcher.js";
 import { MAX_EPOCH_MS } from "../batch/object-key.js";
 import { sleep } from "../shared/abort.js";
 import { StowageError } from "../shared/errors.js";
@@ -114,9 +115,8 @@ export class DeliverySink implements Sink {
   }
 
   accept(line: string, timestampMs: number): Refusal | null {
-    const size = Buffer.byteLength(line, "utf8") + 1;
-    const refused = this.admit(size, timestampMs);
-    if (refused !== null) return refused;
+    const size = this.admit(line, timestampMs);
+    if (typeof size === "string") return size;
     this.buffer.add(line, timestampMs, size);
     this.accepted++; // after add: a line the buffer refused to keep is never counted
     return null;
@@ -124,11 +124,10 @@ export class DeliverySink implements Sink {
 
   acceptDurable(line: string, timestampMs: number): Refusal | null | Promise<Refusal | null> {
     if (this.buffer.error && !this.closed) return Promise.reject(this.buffer.error);
-    const size = Buffer.byteLength(line, "utf8") + 1;
     let durable: Promise<void> | undefined;
     try {
-      const refused = this.admit(size, timestampMs);
-      if (refused !== null) return refused;
+      const size = this.admit(line, timestampMs);
+      if (typeof size === "string") return size;
       durable = this.buffer.addDurable(line, timestampMs, size);
       this.accepted++;
     } catch (err) {
@@ -141,23 +140,37 @@ export class DeliverySink implements Sink {
    * The admission rules, in order; a refusal is counted and reported here. Throws
    * StowageError("usage") for a time outside 1970..2286, before anything is counted.
    */
-  private admit(size: number, timestampMs: number): Refusal | null {
-    if (this.closed) return this.refuse("closed", size);
+  /**
+   * Admits one line or says why not. Its UTF-8 size is measured only when a limit could
+   * turn on it: a line of n UTF-16 units is at most 3n bytes, so one whose 3n + 1 fits
+   * every limit is admitted unmeasured (undefined: the buffer counts the bytes it keeps).
+   * Otherwise returns the refusal, or the measured size (UTF-8 bytes + newline).
+   */
+  private admit(line: string, timestampMs: number): Refusal | number | undefined {
+    if (this.closed) return this.refuse("closed", lineBytes(line));
     if (!(timestampMs >= 0 && timestampMs <= MAX_EPOCH_MS)) {
       throw new StowageError(
         "usage",
         `record time ${timestampMs} is outside 1970..2286; fix the timestamp`,
       );
     }
-    if (size > this.options.maxRecordBytes) return this.refuse("oversized", size);
+    const { maxRecordBytes, maxQueueBytes, maxSpoolBytes } = this.options;
+    const queued = this.buffer.queuedBytes;
+    const spool = this.buffer.spoolBytes;
+    const room = Math.min(
+      maxRecordBytes,
+      maxQueueBytes - queued,
+      spool === undefined ? Infinity : maxSpoolBytes - spool - queued,
+    );
+    if (3 * line.length + 1 <= room && !this.buffer.error) return undefined;
+    const size = lineBytes(line);
+    if (size > maxRecordBytes) return this.refuse("oversized", size);
     // A buffer whose storage failed takes nothing more; the latch says why.
     if (this.buffer.error) return this.refuse("spoolFull", size);
-    const queued = this.buffer.queuedBytes;
-    if (queued + size > this.options.maxQueueBytes) return this.refuse("queueFull", size);
-    const spool = this.buffer.spoolBytes;
-    if (spool !== undefined && spool + queued + size > this.options.maxSpoolBytes)
+    if (queued + size > maxQueueBytes) return this.refuse("queueFull", size);
+    if (spool !== undefined && spool + queued + size > maxSpoolBytes)
       return this.refuse("spoolFull", size);
-    return null;
+    return size;
   }
 
   private refuse<R extends Refusal>(reason: R, bytes: number): R {

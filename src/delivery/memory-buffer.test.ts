@@ -39,3 +39,35 @@ it("a line the buffer refuses to keep (a newline inside) throws and is never cou
   const { result } = await sink.close(5_000);
   expect(result).toMatchObject({ ok: true, delivered: 1, pending: 0, objects: 1 });
 });
+
+it("§3.5 limits are held in UTF-8 bytes, measured only near them: maxRecordBytes and maxQueueBytes refuse multi-byte lines exactly", async () => {
+  const store = new LocalStore({ root: mkdtempSync(join(tmpdir(), "stowage-sink-")) });
+  const limits = { ...DELIVERY_DEFAULTS, maxRecordBytes: 301, maxQueueBytes: 1000 };
+  const events: { type: string; reason?: string; bytes?: number }[] = [];
+  const sink = new DeliverySink(
+    "local",
+    store,
+    { ...limits, onEvent: (e) => events.push(e) },
+    (host) => new MemoryBuffer(host, { ...limits, prefix: "" }),
+  );
+  const t = Date.UTC(2026, 0, 1);
+  const line = (chars: string) => `{"s":"${chars}"}`; // 8 ASCII bytes around the text
+  // 146 two-byte characters: 154 UTF-16 units (under the limit), 301 bytes with the newline.
+  expect(sink.accept(line("é".repeat(146)), t)).toBeNull();
+  // One more: 303 bytes, though only 155 units.
+  expect(sink.accept(line("é".repeat(147)), t)).toBe("oversized");
+  expect(events.at(-1)).toMatchObject({ type: "rejected", reason: "oversized", bytes: 303 });
+  // The queue holds 1000 bytes: 301 + 301 + 301 = 903, then 97 bytes left.
+  expect(sink.accept(line("é".repeat(146)), t)).toBeNull();
+  expect(sink.accept(line("é".repeat(146)), t)).toBeNull();
+  expect(sink.accept(line("€".repeat(30)), t)).toBe("queueFull"); // 99 bytes, 38 units
+  expect(events.at(-1)).toMatchObject({ reason: "queueFull", bytes: 99 });
+  expect(sink.accept(line("€".repeat(29)), t)).toBeNull(); // 96 bytes: fits
+  const { result } = await sink.close(5_000);
+  expect(result).toMatchObject({
+    ok: true,
+    delivered: 4,
+    pending: 0,
+    rejected: { oversized: 1, queueFull: 1 },
+  });
+});

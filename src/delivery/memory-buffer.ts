@@ -66,12 +66,11 @@ export class MemoryBuffer implements DeliveryBuffer {
     return this.queued;
   }
 
-  add(line: string, timestampMs: number, size: number): void {
-    this.batcher.add(line, timestampMs, size);
-    this.queued += size;
+  add(line: string, timestampMs: number, size: number | undefined): void {
+    this.queued += this.batcher.add(line, timestampMs, size);
   }
 
-  addDurable(line: string, timestampMs: number, size: number): undefined {
+  addDurable(line: string, timestampMs: number, size: number | undefined): undefined {
     this.add(line, timestampMs, size); // in memory is all the durability this buffer has
   }
 

@@ -3,6 +3,7 @@
  * opened on the same location name. It exists to check the contract suite
  * itself (a second, obviously-correct implementation); it is not durable.
  */
+import { lineBytes } from "../batch/hour-batcher.js";
 import type {
   BatchOutcome,
   RecordOwner,
@@ -30,7 +31,6 @@ interface MemFile {
 }
 
 const files = new Map<string, MemFile>();
-const lineBytes = (line: string) => Buffer.byteLength(line, "utf8") + 1;
 
 /** @example const a = MemorySpool.open("x", { leaseMs: 1000 }); const b = MemorySpool.open("x", { leaseMs: 1000 }); */
 export class MemorySpool implements Spool {

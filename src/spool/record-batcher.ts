@@ -7,7 +7,7 @@
  * not yet sealed, in arrival order — the HourBatcher seals an hour's oldest
  * lines first, so a seal of n lines takes the first n ids.
  */
-import { HourBatcher, type HourBatch } from "../batch/hour-batcher.js";
+import { HourBatcher, lineBytes, type HourBatch } from "../batch/hour-batcher.js";
 import { utcHourStart } from "../batch/object-key.js";
 
 export interface SealedRecords {
@@ -54,7 +54,7 @@ export class RecordBatcher {
     if (!list) this.ids.set(hour, (list = []));
     list.push({ id, ms }); // before add: a seal triggered by this line may include it
     try {
-      this.batcher.add(line, timestampMs, Buffer.byteLength(line, "utf8") + 1);
+      this.batcher.add(line, timestampMs, lineBytes(line));
     } catch (err) {
       list.pop();
       if (list.length === 0) this.ids.delete(hour);

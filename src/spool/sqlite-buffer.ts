@@ -12,6 +12,7 @@
  *   dies, is reported lost (counted failed, latched) and its writers rejected;
  * - the main thread does no disk I/O per call: add() only queues.
  */
+import { lineBytes } from "../batch/hour-batcher.js";
 import { objectMetadata } from "../batch/object-key.js";
 import type { BufferHost, DeliveryBuffer, FailureCause } from "../delivery/buffer.js";
 import type { SealedBatch } from "../delivery/sealed-batch.js";
@@ -82,7 +83,8 @@ export class SqliteBuffer implements DeliveryBuffer {
     return this._error;
   }
 
-  add(line: string, timestampMs: number, size: number): void {
+  add(line: string, timestampMs: number, measured: number | undefined): void {
+    const size = measured ?? lineBytes(line);
     const o = this.outbox;
     o.lines.push(line);
     o.ts.push(timestampMs);
@@ -95,7 +97,7 @@ export class SqliteBuffer implements DeliveryBuffer {
     }
   }
 
-  addDurable(line: string, timestampMs: number, size: number): Promise<void> {
+  addDurable(line: string, timestampMs: number, size: number | undefined): Promise<void> {
     this.add(line, timestampMs, size);
     return new Promise((resolve, reject) =>
       this.outbox.waiters.push((err) => (err === null ? resolve() : reject(err))),
