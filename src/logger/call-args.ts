@@ -3,7 +3,7 @@
  * an Error as message or data, and pino's `(object, message)` order; and reads
  * `write()`'s record argument once, turning unreadable input into usage errors.
  */
-import { RECORD_FIELDS } from "../record/fields.js";
+import type { RECORD_FIELDS } from "../record/fields.js";
 import type { LogRecord } from "../record/record.js";
 import { UNSERIALIZABLE } from "../record/sanitize.js";
 import { StowageError } from "../shared/errors.js";
