@@ -139,12 +139,10 @@ export class DeliverySink implements Sink {
   /**
    * The admission rules, in order; a refusal is counted and reported here. Throws
    * StowageError("usage") for a time outside 1970..2286, before anything is counted.
-   */
-  /**
-   * Admits one line or says why not. Its UTF-8 size is measured only when a limit could
-   * turn on it: a line of n UTF-16 units is at most 3n bytes, so one whose 3n + 1 fits
-   * every limit is admitted unmeasured (undefined: the buffer counts the bytes it keeps).
-   * Otherwise returns the refusal, or the measured size (UTF-8 bytes + newline).
+   * A line's UTF-8 size is measured only when a limit could turn on it: n UTF-16 units are
+   * at most 3n bytes, so a line whose 3n + 1 fits every limit is admitted unmeasured
+   * (undefined: the buffer counts the bytes it keeps). Otherwise returns the refusal, or
+   * the measured size (UTF-8 bytes + newline).
    */
   private admit(line: string, timestampMs: number): Refusal | number | undefined {
     if (this.closed) return this.refuse("closed", lineBytes(line));
