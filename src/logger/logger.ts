@@ -8,14 +8,7 @@
  * parent's level when created and does not follow later changes (as in pino);
  * `log.level` and the level methods of that same logger never disagree.
  */
-import {
-  LEVELS,
-  LEVEL_VALUES,
-  isLevel,
-  parseLevel,
-  type Level,
-  type LevelName,
-} from "../record/levels.js";
+import { LEVEL_VALUES, isLevel, parseLevel, type Level, type LevelName } from "../record/levels.js";
 import { formatTimestamp, parseTimestamp, type LogRecord } from "../record/record.js";
 import {
   serializeField,
@@ -203,12 +196,15 @@ export class Logger {
 
   private bindMethods(): void {
     const threshold = this.core.closed ? Infinity : LEVEL_VALUES[this._level];
-    for (const level of LEVELS) {
-      const fn = LEVEL_VALUES[level] >= threshold ? this.method(level) : noop;
-      this[level] = fn;
-    }
-    this.warn = this.warning;
-    this.fatal = this.critical;
+    const at = (level: Level) => (LEVEL_VALUES[level] >= threshold ? this.method(level) : noop);
+    // One named store per method (a child does this once; a keyed loop costs more than the rest).
+    this.trace = at("trace");
+    this.debug = at("debug");
+    this.info = at("info");
+    this.success = at("success");
+    this.warn = this.warning = at("warning");
+    this.error = at("error");
+    this.fatal = this.critical = at("critical");
   }
 
   private method(level: Level): LogMethod {
