@@ -197,7 +197,7 @@ export class Logger {
   private bindMethods(): void {
     const threshold = this.core.closed ? Infinity : LEVEL_VALUES[this._level];
     const at = (level: Level) => (LEVEL_VALUES[level] >= threshold ? this.method(level) : noop);
-    // One named store per method (a child does this once; a keyed loop costs more than the rest).
+    // One named store per method: every child does this, and named stores beat a keyed loop.
     this.trace = at("trace");
     this.debug = at("debug");
     this.info = at("info");
