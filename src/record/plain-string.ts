@@ -27,8 +27,10 @@ export function isPlainAscii(s: string): boolean {
  * - `://` (URL credentials);
  * - whitespace right after `r`/`R` or `c`/`C` (`Bearer …`, `Basic …`; other
  *   whitespace than the space is not plain ASCII here);
- * - 7 digits in a run of digits joined by single spaces or dashes (cards).
+ * - 13 digits in a run of digits joined by single spaces or dashes (the card rule
+ *   changes only 13–19 digits: dates, times, UUIDs and shorter ids clear).
  * @example isPlainClear("request completed") // true
+ * @example isPlainClear("2026-12-01T10:00:00.000Z") // true
  * @example isPlainClear("Bearer abc123def456") // false
  */
 export function isPlainClear(s: string): boolean {
@@ -37,7 +39,7 @@ export function isPlainClear(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0x30 && c <= 0x39) {
-      if (++digits >= 7) return false;
+      if (++digits >= 13) return false;
     } else {
       if (c < 0x20 || c > 0x7e) return false;
       switch (c) {

@@ -305,6 +305,8 @@ describe("one-pass string checks", () => {
     ["card 4111 1111 1111 1111"],
     ["card 4111-1111-1111-1111"],
     ["5555555555554444"],
+    ["visa 4222222222222"],
+    ["4222-222-222-222"],
     ["https://u:p@host/x"],
     ["a?token=abc"],
     ["-----BEGIN PRIVATE KEY-----"],
@@ -313,10 +315,18 @@ describe("one-pass string checks", () => {
     expect(compileRedaction().plan.redactString(s)).not.toBe(s);
   });
 
-  it.each([["request completed"], ["/api/orders/:id"], ["GET"], ["u-4999"], ["r-199999"]])(
-    "clears %j",
-    (s) => expect(isPlainClear(s)).toBe(true),
-  );
+  it.each([
+    ["request completed"],
+    ["/api/orders/:id"],
+    ["GET"],
+    ["u-4999"],
+    ["r-199999"],
+    ["2026-12-01T10:00:00.000Z"],
+    ["2026-12-01 10:00:00"],
+    ["f47ac10b-58cc-4372-a567-0e02b2c3d479"],
+    ["4111 1111 1111"],
+    ["+1 555 0100 99"],
+  ])("clears %j", (s) => expect(isPlainClear(s)).toBe(true));
 
   it("custom patterns turn the one-pass clearing off", () => {
     const r = compileRedaction({ patterns: ["abc"] });
