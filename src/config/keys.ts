@@ -4,6 +4,7 @@
  * and the closest-valid-key suggestion for unknown keys (Levenshtein).
  */
 import { StowageError } from "../shared/errors.js";
+import { isPlainObject } from "../shared/plain-object.js";
 
 /** Aliases that are not a plain snake→camel spelling change. */
 const ALIASES: Record<string, string> = { aws_profile: "profile" };
@@ -29,12 +30,6 @@ export function toCamelKey(key: string): string {
 export function toSnakeKey(key: string): string {
   if (Object.hasOwn(REVERSE_ALIASES, key)) return REVERSE_ALIASES[key]!;
   return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
 } from "../record/safe-json.js";
 import { sanitizeValue } from "../record/sanitize.js";
 import { StowageError } from "../shared/errors.js";
+import { isPlainObject } from "../shared/plain-object.js";
 import { readRecord, safeCallArgs } from "./call-args.js";
 import { captureCaller } from "./caller.js";
 import type { ConsoleEcho } from "./console-echo.js";
@@ -232,17 +233,6 @@ export class Logger {
         // Never throw from a logging call (SPEC §3.2); serializeRecord already never throws.
       }
     };
-  }
-}
-
-/** An object literal's kind (a revoked Proxy, an array, a class instance are not). */
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== "object" || v === null) return false;
-  try {
-    const proto: unknown = Object.getPrototypeOf(v);
-    return (proto === Object.prototype || proto === null) && !Array.isArray(v);
-  } catch {
-    return false; // a Proxy whose traps throw
   }
 }
 
