@@ -182,8 +182,8 @@ const CODECS: Record<number, Codec> = (() => {
     csv,
     room,
   });
-  const int = (read: (b: Buffer, p: number) => number, typed: Decoder = read): Codec => ({
-    typed,
+  const int = (read: (b: Buffer, p: number) => number): Codec => ({
+    typed: read,
     text: (b, p) => String(read(b, p)),
     csv: (b, p, _len, out, at) => writeInt(out, at, read(b, p)),
     room: fixed(11),
@@ -217,10 +217,7 @@ const CODECS: Record<number, Codec> = (() => {
     },
     21: int(int16),
     23: int(int32),
-    26: int(
-      (b, p) => int32(b, p) >>> 0,
-      (b, p) => BigInt(int32(b, p) >>> 0),
-    ),
+    26: int((b, p) => int32(b, p) >>> 0), // an int64 that is always a safe integer
     701: same(
       (b, p) => b.readDoubleBE(p),
       (b, p, _len, out, at) => ascii(String(b.readDoubleBE(p)), out, at),

@@ -42,7 +42,7 @@ const TYPES: Record<number, [string, ColumnKind, Parser]> = {
   20: ["bigint", "int64", safeInteger],
   21: ["smallint", "int32", Number],
   23: ["integer", "int32", Number],
-  26: ["oid", "int64", (t) => BigInt(t)],
+  26: ["oid", "int64", safeInteger],
   700: ["real", "float64", Number],
   701: ["double precision", "float64", Number],
   1700: ["numeric", "decimal", identity],
