@@ -4,7 +4,9 @@ import {
   compositeChecksum,
   isCompositeChecksum,
   PartHasher,
+  OFF_THREAD_HASH_BYTES,
   sha256Base64,
+  sha256Base64Async,
   verifyingStream,
 } from "./checksum.js";
 
@@ -32,6 +34,23 @@ describe("checksum (integrity on every object)", () => {
       parts: 2,
       full: sha256Base64(Buffer.concat([p1, p2])),
     });
+  });
+
+  it("the thread-pool digest equals the in-place one for every size class, and the body stays the caller's", async () => {
+    const big = Buffer.alloc(3 * OFF_THREAD_HASH_BYTES + 7);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 131) % 251;
+    for (const body of [
+      big,
+      big.subarray(5, 5 + OFF_THREAD_HASH_BYTES), // a view into a larger buffer, at the threshold
+      big.subarray(0, OFF_THREAD_HASH_BYTES - 1),
+      new Uint8Array(0),
+      "text body ✓",
+    ])
+      expect(await sha256Base64Async(body)).toBe(sha256Base64(body));
+    // Known value, so both forms cannot agree on a wrong digest.
+    expect(await sha256Base64Async(Buffer.alloc(OFF_THREAD_HASH_BYTES, 0x61))).toBe(
+      sha256Base64("a".repeat(OFF_THREAD_HASH_BYTES)),
+    );
   });
 
   it("a verifying stream passes intact bytes and fails with `integrity` at the end of altered ones", async () => {

@@ -8,13 +8,32 @@
  * Both are checked here; a composite needs the part boundaries, which only the
  * writer knows, so a composite is verified only when `partSizes` are given.
  */
-import { createHash, type Hash } from "node:crypto";
+import { createHash, webcrypto, type Hash } from "node:crypto";
 import { Transform, type Readable, type TransformCallback } from "node:stream";
 import { StowageError } from "../shared/errors.js";
 
 /** base64 SHA-256 of `bytes`. @example sha256Base64(Buffer.from("a")) // "ypeBEsobvcr6wjGzmiPcTaeG7/gUfE5yuYB3ha/uSLs=" */
 export function sha256Base64(bytes: Uint8Array | string): string {
   return createHash("sha256").update(bytes).digest("base64");
+}
+
+/**
+ * Bodies at least this long are hashed on the thread pool (`sha256Base64Async`);
+ * below it the round trip costs more than hashing in place.
+ */
+export const OFF_THREAD_HASH_BYTES = 64 * 1024;
+
+/**
+ * base64 SHA-256 of `bytes`, computed off the main thread (WebCrypto's digest runs
+ * on the libuv thread pool) when the body is large enough for that to pay, so a
+ * multipart part or a batch body does not stall the thread producing the next one.
+ * @example await sha256Base64Async(part) // same value as sha256Base64(part)
+ */
+export async function sha256Base64Async(bytes: Uint8Array | string): Promise<string> {
+  if (typeof bytes === "string" || bytes.byteLength < OFF_THREAD_HASH_BYTES)
+    return sha256Base64(bytes);
+  const digest = await webcrypto.subtle.digest("SHA-256", bytes);
+  return Buffer.from(digest).toString("base64");
 }
 
 /** True for a multipart (composite) checksum such as `abc…=-3`. */

@@ -35,7 +35,7 @@ import { StowageError } from "../shared/errors.js";
 import { randomHex } from "../shared/ids.js";
 import { throwIfAborted } from "../shared/abort.js";
 import { LocalMultipart } from "./local-multipart.js";
-import { sha256Base64, verifyingStream } from "./checksum.js";
+import { sha256Base64Async, verifyingStream } from "./checksum.js";
 import type {
   GetOptions,
   GetResult,
@@ -133,11 +133,12 @@ export class LocalStore implements ObjectStore {
     const path = this.pathOf(key);
     const bytes = typeof body === "string" ? Buffer.from(body) : body;
     const etag = `"${createHash("md5").update(bytes).digest("hex")}"`;
+    const checksumSha256 = await sha256Base64Async(bytes);
     return this.commit(
       key,
       path,
       await this.tmpFile(bytes),
-      { etag, size: bytes.byteLength, checksumSha256: sha256Base64(bytes) },
+      { etag, size: bytes.byteLength, checksumSha256 },
       options,
     );
   }

@@ -31,7 +31,7 @@ import type {
   PutResult,
 } from "./object-store.js";
 import { toStoreError } from "./store-errors.js";
-import { sha256Base64, verifyingStream } from "./checksum.js";
+import { sha256Base64Async, verifyingStream } from "./checksum.js";
 import {
   abortMultipart,
   completeMultipart,
@@ -176,14 +176,15 @@ export class S3Store implements ObjectStore {
   }
 
   async put(key: string, body: Uint8Array | string, options: PutOptions = {}): Promise<PutResult> {
+    // Integrity: the server verifies the digest and keeps it (GET/HEAD return it).
+    const checksum = await sha256Base64Async(body);
     const res = await this.send(`PUT ${key}`, options.signal, (abortSignal) =>
       this.client.send(
         new (s3Sdk().PutObjectCommand)({
           Bucket: this.bucket,
           Key: key,
           Body: body,
-          // Integrity: the server verifies the digest and keeps it (GET/HEAD return it).
-          ChecksumSHA256: sha256Base64(body),
+          ChecksumSHA256: checksum,
           ...(options.objectLock
             ? {
                 ObjectLockMode: options.objectLock.mode,
