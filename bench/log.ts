@@ -4,153 +4,186 @@
  * 1. end to end: records/s delivered to a real MinIO at default delivery settings,
  *    the producer yielding to the event loop like an application, vs two
  *    references on the same records — gzip only (pre-built NDJSON, 1 MiB batches)
- *    and JSON.stringify + gzip; plus PUTs per 1M records and peak RSS — measured in a
- *    fresh child process that runs only the logger, because the reference inputs built
- *    in this process (and the fault proxy) leave the heap, and so RSS, grown for good;
+ *    and JSON.stringify + gzip; plus PUTs per 1M records (objects in the bucket) and
+ *    peak RSS. Every round of all three is a fresh plain-Node process on dist/ (as an
+ *    application runs the package) that does a warm-up pass and then the timed one;
  * 2. hot path: ns per `logger.info(message, {six fields})` with the local store and
  *    default redaction vs pino async to /dev/null, and what a child logger adds (wall
  *    time; on Linux also the main thread's CPU time, readable when the machine is loaded).
+ * Needs `npm run build` (end to end).
  * Usage: node --expose-gc --import jiti/register bench/log.ts [--records N] [--rounds R] [--only e2e|hot]
  */
+import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { gzipSync } from "node:zlib";
 import pino from "pino";
-import { createLogger, isStowageError } from "../src/index.js";
+import { createLogger } from "../src/index.js";
 import { startMinio, type MinioInfo } from "../test/support/minio-server.js";
-import { startFaultProxy } from "../test/support/fault-proxy.js";
 import { positiveArg, requestFields, rounds, summary } from "./_shared.js";
 
-const E2E_RECORDS = positiveArg("records", 200_000);
+const ROOT = join(import.meta.dirname, "..");
+const E2E_RECORDS = positiveArg("records", 1_000_000);
 const ROUNDS = Math.max(3, positiveArg("rounds", 3));
 const HOT_CALLS = 200_000;
-/** Records between yields of the producer (an app handling requests yields far more often). */
-const YIELD_EVERY = 500;
 
 const fields = requestFields;
-const seconds = (t: bigint) => Number(process.hrtime.bigint() - t) / 1e9;
-const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
-function records(n: number) {
-  const ts = new Date().toISOString();
-  return Array.from({ length: n }, (_, i) => ({
-    timestamp: ts,
-    level: "info",
-    message: "request completed",
-    data: fields(i),
-  }));
+interface E2e {
+  rate: number;
+  /** The warm-up pass's rate: a fresh process, modules loading, JIT cold. */
+  coldRate: number;
+  delivered: number;
+  /** RSS after createLogger of the timed pass (warm-up done, after a GC). */
+  baseRss: number;
+  /** The process's peak RSS (warm-up included). */
+  peakRss: number;
+  ok: boolean;
 }
 
-/** gzip in ~1 MiB batches, the default maxBatchBytes. */
-function gzipBatches(lines: string[]): void {
-  let chunk: string[] = [];
+/**
+ * One end-to-end round in a fresh plain-Node process on the built package (as an
+ * application runs it: `import { createLogger } from "stowage"`, no TypeScript
+ * loader), straight to MinIO. argv: kind, records, MinIO info, prefix. Every kind runs
+ * its work twice — a warm-up pass, then the timed pass — so all three are timed with
+ * loaded modules and a warm JIT: the reference gzips in its own process too.
+ * - stowage: a logger at defaults; the producer awaits `write()` (backs off 2 ms when
+ *   the queue is full, like an app) and yields to the event loop every 500 records;
+ *   the time runs from the first write until `close()` reported every record delivered.
+ *   The warm-up pass uses its own logger and prefix; the bucket is checked per prefix.
+ * - gzip / stringify: the same records as NDJSON gzipped at level 6 in ~1 MiB batches,
+ *   pre-built (untimed) or `JSON.stringify`'d inside the timed part.
+ */
+const E2E_CHILD = `
+const [kind, n, info, prefix] = [process.argv[1], Number(process.argv[2]), JSON.parse(process.argv[3]), process.argv[4]];
+const { gzipSync } = await import("node:zlib");
+const fields = ${requestFields.toString()};
+// gzip in ~1 MiB batches, the default maxBatchBytes.
+function gzipBatches(lines) {
+  let chunk = [];
   let bytes = 0;
   for (const l of lines) {
     chunk.push(l);
     bytes += l.length + 1;
     if (bytes >= 1 << 20) {
-      gzipSync(chunk.join("\n") + "\n", { level: 6 });
+      gzipSync(chunk.join("\\n") + "\\n", { level: 6 });
       chunk = [];
       bytes = 0;
     }
   }
-  if (chunk.length) gzipSync(chunk.join("\n") + "\n", { level: 6 });
+  if (chunk.length) gzipSync(chunk.join("\\n") + "\\n", { level: 6 });
 }
-
-interface E2e {
-  rate: number;
-  puts: number;
-  delivered: number;
-  /** RSS after createLogger (and a GC), before the first record. */
-  baseRss: number;
-  peakRss: number;
-  ok: boolean;
-}
-
-async function stowageRound(server: MinioInfo, endpoint: string, k: number): Promise<E2e> {
-  const log = createLogger({
-    console: false,
-    destination: "s3",
-    s3: {
-      bucket: server.bucket,
-      prefix: `bench/${Date.now()}-${k}`,
-      region: server.region,
-      endpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
-    },
-  });
-  globalThis.gc?.();
+const ts = new Date().toISOString();
+const records = () => Array.from({ length: n }, (_, i) => ({ timestamp: ts, level: "info", message: "request completed", data: fields(i) }));
+const secs = (t) => Number(process.hrtime.bigint() - t) / 1e9;
+async function stowage(pass) {
+  const { createLogger, isStowageError } = await import("stowage");
+  const log = createLogger({ console: false, destination: "s3", s3: { bucket: info.bucket, prefix: prefix + "/" + pass,
+    region: info.region, endpoint: info.endpoint, forcePathStyle: true,
+    credentials: { accessKeyId: info.accessKeyId, secretAccessKey: info.secretAccessKey } } });
+  globalThis.gc?.(); // as the references do before their timed pass
   const baseRss = process.memoryUsage().rss;
-  let peakRss = baseRss;
-  const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < E2E_RECORDS; i++) {
-    const rec = { level: "info" as const, message: "request completed", data: fields(i) };
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    const rec = { level: "info", message: "request completed", data: fields(i) };
     for (;;) {
-      try {
-        await log.write(rec);
-        break;
-      } catch (err) {
-        if (!isStowageError(err, "rejected")) throw err;
-        await new Promise((r) => setTimeout(r, 2)); // queue full: delivery is behind; back off like an app would
-      }
+      try { await log.write(rec); break; }
+      catch (err) { if (!isStowageError(err, "rejected")) throw err; await new Promise((r) => setTimeout(r, 2)); }
     }
-    if (i % YIELD_EVERY === 0) await yieldToLoop();
+    if (i % 500 === 0) await new Promise((r) => setImmediate(r));
   }
-  const res = await log.close({ timeoutMs: 300_000 });
-  const s = seconds(t0);
-  clearInterval(rssTimer);
-  const d = res.destinations.sink;
-  return { rate: d.delivered / s, puts: 0, delivered: d.delivered, baseRss, peakRss, ok: res.ok };
+  const res = await log.close({ timeoutMs: 300000 });
+  const s = secs(t);
+  return { rate: res.destinations.sink.delivered / s, delivered: res.destinations.sink.delivered, baseRss, ok: res.ok };
 }
+function reference(stringify) {
+  const recs = records();
+  const prebuilt = stringify ? null : recs.map((r) => JSON.stringify(r));
+  globalThis.gc?.(); // the warm-up pass's garbage is not the timed pass's cost
+  const t = process.hrtime.bigint();
+  gzipBatches(prebuilt ?? recs.map((r) => JSON.stringify(r)));
+  return { rate: n / secs(t), delivered: n, baseRss: 0, ok: true };
+}
+const run = (pass) => (kind === "stowage" ? stowage(pass) : Promise.resolve(reference(kind === "stringify")));
+const cold = await run("warm-up");
+const r = await run("timed");
+console.log(JSON.stringify({ ...r, coldRate: cold.rate, peakRss: process.resourceUsage().maxRSS * 1024 }));
+`;
 
-/** One stowage round in a fresh process (this file with --rss-child), straight to MinIO. */
-function childRound(server: MinioInfo): Promise<E2e> {
-  const { endpoint, port, accessKeyId, secretAccessKey, region, bucket } = server;
-  const info = { endpoint, port, accessKeyId, secretAccessKey, region, bucket };
-  const args = [
-    ...process.execArgv,
-    fileURLToPath(import.meta.url),
-    "--rss-child",
-    JSON.stringify(info),
-    "--records",
-    String(E2E_RECORDS),
-  ];
+type E2eKind = "stowage" | "gzip" | "stringify";
+
+function e2eChild(kind: E2eKind, server: MinioInfo, prefix: string): Promise<E2e> {
+  const { endpoint, accessKeyId, secretAccessKey, region, bucket } = server;
+  const info = JSON.stringify({ endpoint, accessKeyId, secretAccessKey, region, bucket });
+  const args = ["--expose-gc", "--input-type=module", "-e", E2E_CHILD];
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, args, { maxBuffer: 1 << 20 }, (err, stdout) => {
-      if (err) return reject(err);
-      const last = stdout.trim().split("\n").pop() ?? "";
-      resolve(JSON.parse(last) as E2e);
-    }),
+    execFile(
+      process.execPath,
+      [...args, kind, String(E2E_RECORDS), info, prefix],
+      {
+        cwd: ROOT,
+        maxBuffer: 1 << 20,
+        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+      },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`${kind} round failed: ${stderr.slice(-2000)}`));
+        resolve(JSON.parse(stdout.trim().split("\n").pop() ?? "") as E2e);
+      },
+    ),
   );
 }
 
-async function endToEnd(): Promise<void> {
-  const server = await startMinio();
-  const proxy = await startFaultProxy(server.endpoint); // forwards everything; counts PUTs
-  // Reference inputs are built per round, untimed, and dropped after: they do not inflate stowage's RSS.
-  const results = await rounds(ROUNDS, {
-    stowage: async (k) => (await stowageRound(server, proxy.endpoint, k)).rate,
-    "gzip only (pre-built NDJSON)": () => {
-      const prebuilt = records(E2E_RECORDS).map((r) => JSON.stringify(r));
-      const t = process.hrtime.bigint();
-      gzipBatches(prebuilt);
-      return Promise.resolve(E2E_RECORDS / seconds(t));
-    },
-    "JSON.stringify + gzip": () => {
-      const recs = records(E2E_RECORDS);
-      const t = process.hrtime.bigint();
-      gzipBatches(recs.map((r) => JSON.stringify(r)));
-      return Promise.resolve(E2E_RECORDS / seconds(t));
-    },
+/** Objects under `prefix` in the bucket (the timed pass's PUTs), counted by listing. */
+async function objectsUnder(server: MinioInfo, prefix: string): Promise<number> {
+  const client = new S3Client({
+    region: server.region,
+    endpoint: server.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
   });
-  const last = await childRound(server);
+  let n = 0;
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: server.bucket, Prefix: prefix, ContinuationToken: token }),
+    );
+    n += page.KeyCount ?? 0;
+    token = page.NextContinuationToken;
+  } while (token);
+  client.destroy();
+  return n;
+}
+
+async function endToEnd(): Promise<void> {
+  if (!existsSync(join(ROOT, "dist", "index.js")))
+    throw new Error("dist/ is missing: run `npm run build` first");
+  const server = await startMinio();
+  const last: { round?: E2e; prefix?: string } = {};
+  const cold: Record<string, number[]> = {};
+  const child = async (name: string, kind: E2eKind, prefix: string, k: number) => {
+    const r = await e2eChild(kind, server, prefix);
+    if (k >= 0) (cold[name] ??= []).push(r.coldRate);
+    return r;
+  };
+  const results = await rounds(ROUNDS, {
+    stowage: async (k) => {
+      const prefix = `bench/${Date.now()}-${k}`;
+      const r = await child("stowage", "stowage", prefix, k);
+      if (!r.ok || r.delivered !== E2E_RECORDS)
+        throw new Error(
+          `stowage round ${k}: ok=${r.ok}, delivered ${r.delivered} of ${E2E_RECORDS}`,
+        );
+      Object.assign(last, { round: r, prefix });
+      return r.rate;
+    },
+    "gzip only (pre-built NDJSON)": async (k) =>
+      (await child("gzip only (pre-built NDJSON)", "gzip", "", k)).rate,
+    "JSON.stringify + gzip": async (k) =>
+      (await child("JSON.stringify + gzip", "stringify", "", k)).rate,
+  });
   console.log(
-    `\n-- end to end: ${E2E_RECORDS.toLocaleString()} records to MinIO at defaults, ${ROUNDS} alternating rounds (records/s)`,
+    `\n-- end to end: ${E2E_RECORDS.toLocaleString()} records to MinIO at defaults, ${ROUNDS} alternating rounds (records/s; each a fresh process on dist/, timed after a warm-up pass)`,
   );
   const ref = summary(results["gzip only (pre-built NDJSON)"]!).median;
   for (const [name, xs] of Object.entries(results)) {
@@ -159,17 +192,26 @@ async function endToEnd(): Promise<void> {
       `${name.padEnd(30)} min ${Math.round(min).toLocaleString().padStart(9)}  median ${Math.round(median).toLocaleString().padStart(9)}   ${(median / ref).toFixed(2)}× gzip-only (target stowage ≥ 1.0×)`,
     );
   }
-  const puts = proxy.counts.put ?? 0;
-  const delivered = (ROUNDS + 1) * E2E_RECORDS; // warm-up + rounds went through the proxy
+  const coldRef = summary(cold["gzip only (pre-built NDJSON)"]!).median;
   console.log(
-    `PUT requests per 1,000,000 records: ${Math.round((puts / delivered) * 1e6).toLocaleString()}; last round ok=${last.ok}`,
+    "the same rounds' warm-up passes (cold: a fresh process loading its modules), medians: " +
+      Object.entries(cold)
+        .map(([name, xs]) => {
+          const m = summary(xs).median;
+          return `${name} ${Math.round(m).toLocaleString()} (${(m / coldRef).toFixed(2)}×)`;
+        })
+        .join(", "),
+  );
+  const puts = await objectsUnder(server, `${last.prefix!}/timed/`);
+  console.log(
+    `PUT requests per 1,000,000 records: ${Math.round((puts / E2E_RECORDS) * 1e6).toLocaleString()} (objects in the bucket after the last timed pass)`,
   );
   const mib = (n: number) => (n / 1024 / 1024).toFixed(0);
+  const r = last.round!;
   console.log(
-    `peak RSS under load (a fresh process, one round, ${Math.round(last.rate).toLocaleString()} records/s): ${mib(last.peakRss)} MiB ` +
-      `(target ≤ 160 MiB; includes the TypeScript loader); ${mib(last.peakRss - last.baseRss)} MiB over the same process after createLogger (${mib(last.baseRss)} MiB)`,
+    `peak RSS under load (last stowage round, its whole process): ${mib(r.peakRss)} MiB (target ≤ 160 MiB); ` +
+      `${mib(r.baseRss)} MiB after createLogger of the timed pass`,
   );
-  await proxy.close();
   await server.stop();
 }
 
@@ -265,11 +307,5 @@ async function hotPath(): Promise<void> {
 const only = process.argv.includes("--only")
   ? process.argv[process.argv.indexOf("--only") + 1]
   : undefined;
-const rssChild = process.argv.indexOf("--rss-child");
-if (rssChild >= 0) {
-  const server = JSON.parse(process.argv[rssChild + 1]!) as MinioInfo;
-  console.log(JSON.stringify(await stowageRound(server, server.endpoint, 98)));
-} else {
-  if (!only || only === "e2e") await endToEnd();
-  if (!only || only === "hot") await hotPath();
-}
+if (!only || only === "e2e") await endToEnd();
+if (!only || only === "hot") await hotPath();
