@@ -212,6 +212,60 @@ describe("§3.2 child bindings", () => {
     });
   });
 
+  it("§3.2 logWithBindings (the adapters' request record) writes the line child(bindings)[level] writes, levels and redaction included", async () => {
+    const { log, store } = localLogger({
+      level: "info",
+      redact: { paths: ["bindings.user.email"], patterns: ["acme-[0-9]+"] },
+    });
+    const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXZhbHVl";
+    const cases: [Record<string, unknown>, Record<string, unknown>][] = [
+      [{ requestId: "r-1" }, { method: "GET", status: 200, token: "t", note: "acme-7" }],
+      [
+        { requestId: jwt, user: { email: "a@b.c" } },
+        { path: "/x?y=1", durationMs: 0.5 },
+      ],
+    ];
+    const parent = log.child({ tenant: "acme-1", requestId: "outer" });
+    let k = 0;
+    for (const [bindings, data] of cases)
+      for (const [from, level] of [
+        [log, "info"],
+        [log, "warning"],
+        [log, "debug"], // below the logger's level: neither path writes it
+        [parent, "error"], // a parent with bindings: merged as child() merges them
+      ] as const) {
+        const message = `case ${k++}`;
+        (from.child(bindings) as unknown as Record<string, (m: string, d: unknown) => void>)[
+          level
+        ]!(`${message} child`, data);
+        from.logWithBindings(bindings, level, `${message} direct`, data);
+      }
+    await log.close();
+    log.logWithBindings({ requestId: "late" }, "error", "after close", {}); // never throws, never lands
+    const lines = (await readBack(store, "")).flatMap((o) => o.lines);
+    const byMsg = new Map(lines.map((r) => [r.message, r]));
+    expect(byMsg.has("after close")).toBe(false);
+    let compared = 0;
+    for (const r of lines) {
+      const m = /^(case \d+) child$/.exec(r.message as string);
+      if (!m) continue;
+      const direct = byMsg.get(`${m[1]} direct`);
+      const strip = (x: Record<string, unknown>) =>
+        JSON.stringify({ ...x, timestamp: undefined, message: undefined });
+      expect(direct, m[1]).toBeDefined();
+      expect(strip(direct!)).toBe(strip(r));
+      compared++;
+    }
+    expect(compared).toBe(6); // 2 cases × (info, warning, error); debug filtered on both paths
+    expect(lines).toHaveLength(12);
+    const second = byMsg.get("case 4 direct")!;
+    expect(second.bindings).toEqual({ requestId: "[REDACTED:jwt]", user: { email: "[REDACTED]" } });
+    expect(byMsg.get("case 3 direct")!.bindings).toEqual({
+      tenant: "[REDACTED:custom]",
+      requestId: "r-1",
+    });
+  });
+
   it("§3.1 bindings that are not plain objects never throw; what lands is valid JSON with object bindings or none", async () => {
     const { log, store } = localLogger();
     const { proxy: revoked, revoke } = Proxy.revocable({ a: 1 }, {});

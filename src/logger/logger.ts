@@ -211,28 +211,63 @@ export class Logger {
   private method(level: Level): LogMethod {
     const core = this.core;
     const bindingsJson = this.bindingsJson;
-    return (first: unknown, second?: unknown) => {
-      try {
-        const ms = Date.now();
-        const parts = safeCallArgs(first, second);
-        const record: LogRecord = { timestamp: formatTimestamp(ms), level, message: parts.message };
-        if (core.service !== undefined) record.service = core.service;
-        if (core.callerRoot !== null) {
-          const caller = captureCaller(core.callerRoot, 1);
-          if (caller) record.caller = caller;
-        }
-        if (parts.data !== undefined) record.data = parts.data;
-        if (parts.error !== undefined) record.error = parts.error;
-        const line =
-          bindingsJson === undefined
-            ? serializeRecord(record, core.serialize)
-            : serializeRecordWithBindings(record, bindingsJson, core.serialize);
-        core.echo?.echo(line, level);
-        core.sink.accept(line, ms);
-      } catch {
-        // Never throw from a logging call (SPEC §3.2); serializeRecord already never throws.
+    return (first: unknown, second?: unknown) => emit(core, level, first, second, bindingsJson);
+  }
+
+  /**
+   * @internal One record with `bindings`, the line `this.child(bindings)[level](message,
+   * data)` writes (same level filter, redaction, echo and sink), without making the child
+   * logger: the framework adapters' request record when the handler never asked for its
+   * `req.log`. Never throws.
+   */
+  logWithBindings(
+    bindings: Record<string, unknown>,
+    level: Level,
+    message: string,
+    data: Record<string, unknown>,
+  ): void {
+    try {
+      if (this.bindingsJson !== undefined || !isPlainObject(bindings)) {
+        // A parent with bindings merges them (child()): the child's own level method.
+        (this.child(bindings) as unknown as Record<Level, LogMethod>)[level](message, data);
+        return;
       }
-    };
+      if (this.core.closed || LEVEL_VALUES[level] < LEVEL_VALUES[this._level]) return;
+      const core = this.core;
+      emit(core, level, message, data, serializeField("bindings", bindings, core.serialize));
+    } catch {
+      // Never throw from a logging call (SPEC §3.2).
+    }
+  }
+}
+
+/** A level method's record: built, serialised and handed to the sink (never throws). */
+function emit(
+  core: LoggerCore,
+  level: Level,
+  first: unknown,
+  second: unknown,
+  bindingsJson: string | undefined,
+): void {
+  try {
+    const ms = Date.now();
+    const parts = safeCallArgs(first, second);
+    const record: LogRecord = { timestamp: formatTimestamp(ms), level, message: parts.message };
+    if (core.service !== undefined) record.service = core.service;
+    if (core.callerRoot !== null) {
+      const caller = captureCaller(core.callerRoot, 2);
+      if (caller) record.caller = caller;
+    }
+    if (parts.data !== undefined) record.data = parts.data;
+    if (parts.error !== undefined) record.error = parts.error;
+    const line =
+      bindingsJson === undefined
+        ? serializeRecord(record, core.serialize)
+        : serializeRecordWithBindings(record, bindingsJson, core.serialize);
+    core.echo?.echo(line, level);
+    core.sink.accept(line, ms);
+  } catch {
+    // Never throw from a logging call (SPEC §3.2); serializeRecord already never throws.
   }
 }
 

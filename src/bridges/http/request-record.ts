@@ -6,8 +6,9 @@
  * token, …) applies to them like to any record.
  *
  * Per-request cost is kept to what the record needs: one state object, a child
- * logger created only when the handler or the record first asks for it, no URL
- * parsing unless the request has a query string, no closures per request.
+ * logger created only when the handler asks for it (the record carries the same
+ * bindings without one), no URL parsing unless the request has a query string, no
+ * closures per request.
  */
 import type { Logger } from "../../logger/logger.js";
 
@@ -76,7 +77,7 @@ export function clientIp(
 /**
  * What an adapter keeps for one request between its start and its record: the
  * request id, the start time, a thrown error, and the request's child logger,
- * made on first use (by the handler, or by the record at the end).
+ * made when the handler first asks for it.
  */
 export class RequestState {
   /** `performance.now()` when the adapter first saw the request. */
@@ -99,6 +100,19 @@ export class RequestState {
   fail(error: unknown): void {
     this.error = error;
     this.hasError = true;
+  }
+
+  /**
+   * One record with this request's bindings: through its child logger when the handler
+   * made one, else the same line without making it (most requests never read `req.log`).
+   */
+  record(
+    level: "info" | "warning" | "error",
+    message: string,
+    data: Record<string, unknown>,
+  ): void {
+    if (this.child !== undefined) this.child[level](message, data);
+    else this.base.logWithBindings({ requestId: this.requestId }, level, message, data);
   }
 }
 
@@ -131,14 +145,12 @@ export function logRequest(state: RequestState, r: FinishedRequest): void {
   if (r.query !== undefined && hasKeys(r.query)) data.query = r.query;
   if (r.headers !== undefined) data.headers = r.headers;
   const message = `${r.method} ${route} ${r.status}`;
-  const log = state.log;
   // pino order with `err`: the logger fills the record's `error` (stack included).
   if (state.hasError) {
     data.err = asError(state.error);
-    log.error(data, message);
-  } else if (r.status >= 500) log.error(message, data);
-  else if (r.status >= 400) log.warn(message, data);
-  else log.info(message, data);
+    state.log.error(data, message);
+  } else
+    state.record(r.status >= 500 ? "error" : r.status >= 400 ? "warning" : "info", message, data);
 }
 
 /** The query part of a request target (`/a?b=1` → `b=1`), or undefined when there is none. */
