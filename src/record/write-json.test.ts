@@ -150,13 +150,16 @@ describe("the one-pass writer equals JSON.stringify of the sanitised copy", () =
     it(`random records, ${name}`, () => {
       fc.assert(
         fc.property(
-          trickyString,
+          // Consecutive records often share a timestamp (a millisecond) with another level:
+          // the writer's cached record head must follow both.
+          fc.oneof(fc.constant("2026-12-01T10:00:00.000Z"), trickyString),
+          fc.constantFrom("info", "warning", "error", "trace", 'x"y'),
           trickyString,
           valueArb.node,
           valueArb.node,
           fc.option(valueArb.node, { nil: undefined }),
-          (timestamp, message, data, bindings, error) => {
-            const r = { timestamp, level: "info", message, data, bindings, error } as LogRecord;
+          (timestamp, level, message, data, bindings, error) => {
+            const r = { timestamp, level, message, data, bindings, error } as LogRecord;
             if (error === undefined) delete r.error;
             expect(serializeRecord(r, opts)).toBe(reference(r, opts));
             const b = JSON.stringify(sanitizeField("bindings", bindings, opts));
