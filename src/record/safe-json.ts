@@ -81,26 +81,17 @@ function writeRecord(
   const ctx = contextFor(opts);
   try {
     const states = ctx.plan === null ? null : initialStates(ctx.plan.paths);
-    let out = recordHead(
-      recentJson(record.timestamp, ctx, recentTimestamp),
-      recentJson(record.level, ctx, recentLevel),
-    );
+    let out = `{"timestamp":${recentJson(record.timestamp, ctx, recentTimestamp)},"level":${recentJson(record.level, ctx, recentLevel)},"message":`;
     out += messageJson(record.message, ctx, states);
-    if (record.service !== undefined)
-      out = putField(out, "service", text(record.service), ctx, states);
-    if (record.caller !== undefined)
-      out = putField(out, "caller", text(record.caller), ctx, states);
-    if (record.data !== undefined) out = putField(out, "data", record.data, ctx, states);
-    if (bindingsJson !== undefined) {
-      out += ',"bindings":';
-      out += bindingsJson;
-    } else if (record.bindings !== undefined)
-      out = putField(out, "bindings", record.bindings, ctx, states);
-    if (record.error !== undefined) out = putField(out, "error", record.error, ctx, states);
-    if (record.traceId !== undefined)
-      out = putField(out, "traceId", text(record.traceId), ctx, states);
-    if (record.spanId !== undefined)
-      out = putField(out, "spanId", text(record.spanId), ctx, states);
+    if (record.service !== undefined) out += putJson("service", text(record.service), ctx, states);
+    if (record.caller !== undefined) out += putJson("caller", text(record.caller), ctx, states);
+    if (record.data !== undefined) out += putJson("data", record.data, ctx, states);
+    if (bindingsJson !== undefined) out += `,"bindings":${bindingsJson}`;
+    else if (record.bindings !== undefined)
+      out += putJson("bindings", record.bindings, ctx, states);
+    if (record.error !== undefined) out += putJson("error", record.error, ctx, states);
+    if (record.traceId !== undefined) out += putJson("traceId", text(record.traceId), ctx, states);
+    if (record.spanId !== undefined) out += putJson("spanId", text(record.spanId), ctx, states);
     return `${out}}`;
   } catch {
     ctx.stack.length = 0;
@@ -123,45 +114,10 @@ function contextFor(opts: SanitizeOptions): WalkContext {
   return lastCtx;
 }
 
-/** `out` + `,"name":<json>` for one record field (`out` alone when the walk drops its value). */
-function putField(
-  out: string,
-  name: RecordField,
-  v: unknown,
-  ctx: WalkContext,
-  states: PathStates | null,
-): string {
+/** `,"name":<json>` for one record field, or "" when the walk drops its value. */
+function putJson(name: string, v: unknown, ctx: WalkContext, states: PathStates | null): string {
   const r = fieldJson(name, v, ctx, states);
-  if (r === undefined) return out;
-  out += FIELD_PREFIX[name];
-  return out + r;
-}
-
-type RecordField = "service" | "caller" | "data" | "bindings" | "error" | "traceId" | "spanId";
-/** `,"name":` of each optional record field, built once. */
-const FIELD_PREFIX: Readonly<Record<RecordField, string>> = {
-  service: ',"service":',
-  caller: ',"caller":',
-  data: ',"data":',
-  bindings: ',"bindings":',
-  error: ',"error":',
-  traceId: ',"traceId":',
-  spanId: ',"spanId":',
-};
-
-/** The last record head and the timestamp and level JSON it was built from (same strings while they repeat). */
-let headTimestamp = "";
-let headLevel = "";
-let head = "";
-
-/** `{"timestamp":…,"level":…,"message":`: records of the same millisecond and level share one. */
-function recordHead(timestampJson: string, levelJson: string): string {
-  if (timestampJson !== headTimestamp || levelJson !== headLevel) {
-    headTimestamp = timestampJson;
-    headLevel = levelJson;
-    head = `{"timestamp":${timestampJson},"level":${levelJson},"message":`;
-  }
-  return head;
+  return r === undefined ? "" : `,"${name}":${r}`;
 }
 
 /** JSON text of `field(name, v, …)`. */
