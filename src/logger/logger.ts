@@ -149,7 +149,7 @@ export class Logger {
       }
       ms = parsed;
     }
-    if (LEVEL_VALUES[level] < LEVEL_VALUES[this._level]) return null;
+    if (!this.enabled(level)) return null;
     // Known fields only, copied explicitly (no spread: this is the ingestion hot path).
     const full: LogRecord = {
       timestamp: formatTimestamp(ms),
@@ -195,9 +195,13 @@ export class Logger {
     }
   }
 
+  /** Whether this logger writes `level` now (never once its core is closed). */
+  private enabled(level: Level): boolean {
+    return !this.core.closed && LEVEL_VALUES[level] >= LEVEL_VALUES[this._level];
+  }
+
   private bindMethods(): void {
-    const threshold = this.core.closed ? Infinity : LEVEL_VALUES[this._level];
-    const at = (level: Level) => (LEVEL_VALUES[level] >= threshold ? this.method(level) : noop);
+    const at = (level: Level) => (this.enabled(level) ? this.method(level) : noop);
     // One named store per method: every child does this, and named stores beat a keyed loop.
     this.trace = at("trace");
     this.debug = at("debug");
@@ -232,7 +236,7 @@ export class Logger {
         (this.child(bindings) as unknown as Record<Level, LogMethod>)[level](message, data);
         return;
       }
-      if (this.core.closed || LEVEL_VALUES[level] < LEVEL_VALUES[this._level]) return;
+      if (!this.enabled(level)) return;
       const core = this.core;
       emit(core, level, message, data, serializeField("bindings", bindings, core.serialize));
     } catch {
