@@ -45,7 +45,8 @@ interface E2e {
 /**
  * One end-to-end round in a fresh plain-Node process on the built package (as an
  * application runs it: `import { createLogger } from "stowage"`, no TypeScript
- * loader), straight to MinIO. argv: kind, records, MinIO info, prefix. Every kind runs
+ * loader), straight to MinIO. argv: kind, records, prefix; MinIO's address and keys in
+ * BENCH_MINIO. Every kind runs
  * its work twice — a warm-up pass, then the timed pass — so all three are timed with
  * loaded modules and a warm JIT: the reference gzips in its own process too.
  * - stowage: a logger at defaults; the producer awaits `write()` (backs off 2 ms when
@@ -56,7 +57,8 @@ interface E2e {
  *   pre-built (untimed) or `JSON.stringify`'d inside the timed part.
  */
 const E2E_CHILD = `
-const [kind, n, info, prefix] = [process.argv[1], Number(process.argv[2]), JSON.parse(process.argv[3]), process.argv[4]];
+const [kind, n, prefix] = [process.argv[1], Number(process.argv[2]), process.argv[3]];
+const info = JSON.parse(process.env.BENCH_MINIO); // in the environment, not argv: it holds the key
 const { gzipSync } = await import("node:zlib");
 const fields = ${requestFields.toString()};
 // gzip in ~1 MiB batches, the default maxBatchBytes.
@@ -120,11 +122,15 @@ function e2eChild(kind: E2eKind, server: MinioInfo, prefix: string): Promise<E2e
   return new Promise((resolve, reject) =>
     execFile(
       process.execPath,
-      [...args, kind, String(E2E_RECORDS), info, prefix],
+      [...args, kind, String(E2E_RECORDS), prefix],
       {
         cwd: ROOT,
         maxBuffer: 1 << 20,
-        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+        env: {
+          ...process.env,
+          BENCH_MINIO: info,
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+        },
       },
       (err, stdout, stderr) => {
         if (err) return reject(new Error(`${kind} round failed: ${stderr.slice(-2000)}`));
