@@ -9,7 +9,8 @@ import { parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import type { ResolvedExportConfig } from "../src/export/config.js";
 import { parseManifest } from "../src/export/manifest.js";
-import { runConfiguredExport } from "../src/export/session.js";
+import { runExport } from "../src/export/runner.js";
+import { runConfiguredExport, sourceOpener } from "../src/export/session.js";
 import { validateExport } from "../src/export/validate.js";
 import { isStowageError } from "../src/shared/errors.js";
 import { openStore } from "../src/store/open-store.js";
@@ -48,8 +49,10 @@ async function exists(store: ObjectStore, key: string): Promise<boolean> {
 function recording(
   inner: ObjectStore,
   hook: (op: string, key: string) => Promise<void> = async () => {},
+  options: { reads?: boolean } = {},
 ) {
   const log: string[] = [];
+  const read = (entry: string) => void (options.reads && log.push(entry));
   const store: ObjectStore = {
     description: inner.description,
     put: async (key, body, o) => (
@@ -57,9 +60,9 @@ function recording(
       await hook("put", key),
       inner.put(key, body, o)
     ),
-    get: (key, o) => inner.get(key, o),
-    head: (key, o) => inner.head(key, o),
-    list: (o) => inner.list(o),
+    get: (key, o) => (read(`get ${key}`), inner.get(key, o)),
+    head: (key, o) => (read(`head ${key}`), inner.head(key, o)),
+    list: (o) => (read(`list ${o.prefix ?? ""}`), inner.list(o)),
     delete: async (key, o) => (log.push(`delete ${key}`), inner.delete(key, o)),
     startMultipart: async (key, o) => (
       log.push(`start ${key}`),
@@ -73,7 +76,7 @@ function recording(
       inner.completeMultipart(u, p, o)
     ),
     abortMultipart: async (u, o) => (log.push(`abort ${u.key}`), inner.abortMultipart(u, o)),
-    listMultipartUploads: (p, o) => inner.listMultipartUploads(p, o),
+    listMultipartUploads: (p, o) => (read(`uploads ${p}`), inner.listMultipartUploads(p, o)),
     close: () => inner.close(),
   };
   return { store, log };
@@ -160,6 +163,33 @@ describe("export write contract", () => {
     expect(body.length).toBeGreaterThan(5 * 1024 * 1024); // went through multipart
     expect(rowsCsv(body.toString()).length).toBe(120000);
     expect((await validateExport(cfg.exports[0]!, { store, depth: "full" })).status).toBe("ok");
+  });
+
+  it("§7.2 prepare: the bucket is read while the source connects, and written only once it is open", async () => {
+    const prefix = uniquePrefix("prepare");
+    const cfg = config({ table: inc, format: "csv" }, prefix);
+    const rec = recording(store, undefined, { reads: true });
+    let whileConnecting: string[] = [];
+    const r = await runExport(cfg.exports[0]!, {
+      store: rec.store,
+      openSource: async () => {
+        const source = await sourceOpener(cfg)();
+        whileConnecting = [...rec.log];
+        return source;
+      },
+      sourceType: "postgres",
+      tuning: cfg.tuning,
+    });
+    expect(r.rows).toBe(500);
+    // The reads of prepare (dangling uploads, failed runs' markers, the folder's commit)
+    // were issued before the connection was up; no write was.
+    expect(whileConnecting.some((l) => l.startsWith("uploads "))).toBe(true);
+    expect(whileConnecting).toContain(`list ${prefix}/_inprogress-orders-`);
+    expect(whileConnecting).toContain(`get ${prefix}/_SUCCESS`);
+    expect(whileConnecting.filter((l) => /^(put|delete|start|complete|abort) /.test(l))).toEqual(
+      [],
+    );
+    expect(rec.log.some((l) => l.startsWith("put "))).toBe(true);
   });
 
   it("§7.2 max_file_size splits into _part{N} objects that together equal the source", async () => {

@@ -88,11 +88,16 @@ export async function cleanupFailedRuns(
   store: ObjectStore,
   exp: ResolvedExport,
   policy: RetryPolicyOptions,
-  options: { exceptRunId?: string; signal?: AbortSignal | undefined } = {},
+  options: {
+    exceptRunId?: string;
+    signal?: AbortSignal | undefined;
+    /** The export's markers, when the caller listed them already (listMarkers). */
+    markers?: string[];
+  } = {},
 ): Promise<CleanupResult> {
   const { signal } = options;
   const result: CleanupResult = { runs: [], deletedObjects: 0, resumable: [] };
-  const markers = await listKeys(store, markerPrefix(exp.prefixTemplate, exp.name), signal);
+  const markers = options.markers ?? (await listMarkers(store, exp, signal));
   if (markers.length === 0) return result;
   const keyset = await readObject(
     store,
@@ -130,6 +135,15 @@ export async function cleanupFailedRuns(
     await store.delete(markerKey, { signal });
   }
   return result;
+}
+
+/** The in-progress markers of `exp` (runs that started and have not committed or been cleaned up). */
+export function listMarkers(
+  store: ObjectStore,
+  exp: ResolvedExport,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  return listKeys(store, markerPrefix(exp.prefixTemplate, exp.name), signal);
 }
 
 /** The failed run left the folder's commit untouched: its `_SUCCESS` goes back. */

@@ -5,12 +5,12 @@
  * committed state, record the in-progress marker, then remove `_SUCCESS`.
  * Every storage call goes through the caller's retrying store.
  */
-import type { ObjectStore } from "../store/object-store.js";
+import type { MultipartUpload, ObjectStore } from "../store/object-store.js";
 import type { RetryPolicyOptions } from "../store/retry-policy.js";
 import type { Previous } from "./commit.js";
 import type { ResolvedExport, ResolvedTuning } from "./config.js";
 import { createFormat, type Format, type FormatOptions } from "./formats/format.js";
-import { cleanupFailedRuns, RunMarker, type CleanupResult } from "./in-progress.js";
+import { cleanupFailedRuns, listMarkers, RunMarker, type CleanupResult } from "./in-progress.js";
 import { readKeysetState, type KeysetState } from "./keyset.js";
 import { parseManifest, parseSuccess, sha256Hex } from "./manifest.js";
 import {
@@ -74,15 +74,23 @@ export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promis
     resume?.prefix ?? resolvePrefix(exp.prefixTemplate, exp.name, stamp(startedAt).date);
   const format = await createFormat(formatOptions(exp, o.tuning));
   const keys = runKeys(prefix, exp.name, runId, startedAt, format.extension);
-  // The source first: a run that cannot read its database must not invalidate the last one.
+  // The bucket's reads run beside the source connection (they change nothing); every write
+  // waits for the source: a run that cannot read its database must not invalidate the last one.
+  const dangling = settledLater(danglingUploads(store, exp, signal));
+  const markers = settledLater(listMarkers(store, exp, signal));
+  const committed = settledLater(readPrevious(store, keys, policy, signal));
   const source = await o.openSource();
   try {
-    const abortedUploads = await abortDangling(store, exp, signal);
+    const abortedUploads = await abortUploads(store, await dangling, signal);
+    const found = await markers;
     const cleaned = await cleanupFailedRuns(store, exp, policy, {
       exceptRunId: runId,
       signal,
+      markers: found,
     });
-    const previous = await readPrevious(store, keys, policy, signal);
+    // Cleaning up a failed run may put its predecessor's `_SUCCESS` back: read the commit again.
+    const previous =
+      found.length > 0 ? await readPrevious(store, keys, policy, signal) : await committed;
     const marker = new RunMarker(
       store,
       markerKey(exp.prefixTemplate, exp.name, runId),
@@ -141,9 +149,35 @@ export async function abortDangling(
   exp: ResolvedExport,
   signal?: AbortSignal,
 ): Promise<number> {
+  return abortUploads(store, await danglingUploads(store, exp, signal), signal);
+}
+
+/** The multipart uploads of this export's data keys (any run) still open. */
+async function danglingUploads(
+  store: ObjectStore,
+  exp: ResolvedExport,
+  signal?: AbortSignal,
+): Promise<MultipartUpload[]> {
   const head = stablePrefix(exp.prefixTemplate, exp.name);
   const uploads = await store.listMultipartUploads(head ? `${head}/` : "", { signal });
-  const mine = uploads.filter((u) => isDataKey(u.key, head, exp.name));
-  for (const u of mine) await store.abortMultipart(u, { signal });
-  return mine.length;
+  return uploads.filter((u) => isDataKey(u.key, head, exp.name));
+}
+
+async function abortUploads(
+  store: ObjectStore,
+  uploads: MultipartUpload[],
+  signal?: AbortSignal,
+): Promise<number> {
+  for (const u of uploads) await store.abortMultipart(u, { signal });
+  return uploads.length;
+}
+
+/**
+ * `p`, marked as handled: a read started ahead of the source connection is awaited only
+ * when the source opens, and its failure must not surface as an unhandled rejection
+ * when the source fails first (the awaiting code still sees the rejection).
+ */
+function settledLater<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
 }
