@@ -7,6 +7,8 @@
  *    and JSON.stringify + gzip; plus PUTs per 1M records (objects in the bucket) and
  *    peak RSS. Every round of all three is a fresh plain-Node process on dist/ (as an
  *    application runs the package) that does a warm-up pass and then the timed one;
+ *    on Linux also CPU per record (each process, its main thread, MinIO's) and the most
+ *    the machine's cores could deliver at that CPU;
  * 2. hot path: ns per `logger.info(message, {six fields})` with the local store and
  *    default redaction vs pino async to /dev/null, and what a child logger adds (wall
  *    time; on Linux also the main thread's CPU time, readable when the machine is loaded).
@@ -16,11 +18,11 @@
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { createLogger } from "../src/index.js";
-import { startMinio, type MinioInfo } from "../test/support/minio-server.js";
+import { startMinio, type RunningMinio } from "../test/support/minio-server.js";
 import { positiveArg, requestFields, rounds, summary } from "./_shared.js";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -40,6 +42,12 @@ interface E2e {
   /** The process's peak RSS (warm-up included). */
   peakRss: number;
   ok: boolean;
+  /** CPU time of the timed pass, every thread of the process (µs). */
+  cpuUs: number;
+  /** The same, main thread only (null where Linux's schedstat is missing). */
+  mainCpuUs: number | null;
+  /** The MinIO server's CPU during the whole child, both passes (s; null where /proc is missing). */
+  minioCpuS?: number | null;
 }
 
 /**
@@ -60,7 +68,23 @@ const E2E_CHILD = `
 const [kind, n, prefix] = [process.argv[1], Number(process.argv[2]), process.argv[3]];
 const info = JSON.parse(process.env.BENCH_MINIO); // in the environment, not argv: it holds the key
 const { gzipSync } = await import("node:zlib");
+const { readFileSync } = await import("node:fs");
 const fields = ${requestFields.toString()};
+// mainThreadCpuNs() below, written out: this script runs without the TypeScript loader.
+function mainThreadCpuNs() {
+  try {
+    return Number(readFileSync(\`/proc/self/task/\${process.pid}/schedstat\`, "utf8").split(" ")[0]);
+  } catch {
+    return null;
+  }
+}
+/** CPU of the timed part: the whole process (every thread) and its main thread, µs. */
+function cpuSince(start) {
+  const all = process.cpuUsage(start.all);
+  const main = mainThreadCpuNs();
+  return { cpuUs: all.user + all.system, mainCpuUs: main === null || start.main === null ? null : (main - start.main) / 1000 };
+}
+const cpuStart = () => ({ all: process.cpuUsage(), main: mainThreadCpuNs() });
 // gzip in ~1 MiB batches, the default maxBatchBytes.
 function gzipBatches(lines) {
   let chunk = [];
@@ -86,6 +110,7 @@ async function stowage(pass) {
     credentials: { accessKeyId: info.accessKeyId, secretAccessKey: info.secretAccessKey } } });
   globalThis.gc?.(); // as the references do before their timed pass
   const baseRss = process.memoryUsage().rss;
+  const c = cpuStart();
   const t = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
     const rec = { level: "info", message: "request completed", data: fields(i) };
@@ -97,15 +122,16 @@ async function stowage(pass) {
   }
   const res = await log.close({ timeoutMs: 300000 });
   const s = secs(t);
-  return { rate: res.destinations.sink.delivered / s, delivered: res.destinations.sink.delivered, baseRss, ok: res.ok };
+  return { rate: res.destinations.sink.delivered / s, delivered: res.destinations.sink.delivered, baseRss, ok: res.ok, ...cpuSince(c) };
 }
 function reference(stringify) {
   const recs = records();
   const prebuilt = stringify ? null : recs.map((r) => JSON.stringify(r));
   globalThis.gc?.(); // the warm-up pass's garbage is not the timed pass's cost
+  const c = cpuStart();
   const t = process.hrtime.bigint();
   gzipBatches(prebuilt ?? recs.map((r) => JSON.stringify(r)));
-  return { rate: n / secs(t), delivered: n, baseRss: 0, ok: true };
+  return { rate: n / secs(t), delivered: n, baseRss: 0, ok: true, ...cpuSince(c) };
 }
 const run = (pass) => (kind === "stowage" ? stowage(pass) : Promise.resolve(reference(kind === "stringify")));
 const cold = await run("warm-up");
@@ -115,7 +141,19 @@ console.log(JSON.stringify({ ...r, coldRate: cold.rate, peakRss: process.resourc
 
 type E2eKind = "stowage" | "gzip" | "stringify";
 
-function e2eChild(kind: E2eKind, server: MinioInfo, prefix: string): Promise<E2e> {
+/** CPU seconds a process has used so far (all its threads, Linux /proc), or null. */
+function processCpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, at USER_HZ = 100
+  } catch {
+    return null;
+  }
+}
+
+function e2eChild(kind: E2eKind, server: RunningMinio, prefix: string): Promise<E2e> {
+  const minio0 = processCpuSeconds(server.pid);
   const { endpoint, accessKeyId, secretAccessKey, region, bucket } = server;
   const info = JSON.stringify({ endpoint, accessKeyId, secretAccessKey, region, bucket });
   const args = ["--expose-gc", "--input-type=module", "-e", E2E_CHILD];
@@ -134,14 +172,16 @@ function e2eChild(kind: E2eKind, server: MinioInfo, prefix: string): Promise<E2e
       },
       (err, stdout, stderr) => {
         if (err) return reject(new Error(`${kind} round failed: ${stderr.slice(-2000)}`));
-        resolve(JSON.parse(stdout.trim().split("\n").pop() ?? "") as E2e);
+        const minio1 = processCpuSeconds(server.pid);
+        const r = JSON.parse(stdout.trim().split("\n").pop() ?? "") as E2e;
+        resolve({ ...r, minioCpuS: minio0 === null || minio1 === null ? null : minio1 - minio0 });
       },
     ),
   );
 }
 
 /** Objects under `prefix` in the bucket (the timed pass's PUTs), counted by listing. */
-async function objectsUnder(server: MinioInfo, prefix: string): Promise<number> {
+async function objectsUnder(server: RunningMinio, prefix: string): Promise<number> {
   const client = new S3Client({
     region: server.region,
     endpoint: server.endpoint,
@@ -167,9 +207,13 @@ async function endToEnd(): Promise<void> {
   const server = await startMinio();
   const last: { round?: E2e; prefix?: string } = {};
   const cold: Record<string, number[]> = {};
+  const timed: Record<string, E2e[]> = {};
   const child = async (name: string, kind: E2eKind, prefix: string, k: number) => {
     const r = await e2eChild(kind, server, prefix);
-    if (k >= 0) (cold[name] ??= []).push(r.coldRate);
+    if (k >= 0) {
+      (cold[name] ??= []).push(r.coldRate);
+      (timed[name] ??= []).push(r);
+    }
     return r;
   };
   const results = await rounds(ROUNDS, {
@@ -208,6 +252,7 @@ async function endToEnd(): Promise<void> {
         })
         .join(", "),
   );
+  printCpu(timed, ref);
   const puts = await objectsUnder(server, `${last.prefix!}/timed/`);
   console.log(
     `PUT requests per 1,000,000 records: ${Math.round((puts / E2E_RECORDS) * 1e6).toLocaleString()} (objects in the bucket after the last timed pass)`,
@@ -219,6 +264,40 @@ async function endToEnd(): Promise<void> {
       `${mib(r.baseRss)} MiB after createLogger of the timed pass`,
   );
   await server.stop();
+}
+
+/**
+ * Where the end-to-end time goes, as CPU per record (medians of the timed passes): each
+ * kind's own process (all threads, and its main thread), and MinIO's CPU while the stowage
+ * rounds ran (both passes, so divided by twice the records). On a machine with `cores`
+ * cores, stowage plus MinIO cannot run faster than cores ÷ (their CPU per record): that
+ * bound is printed against the gzip-only reference, so a ratio below the target can be
+ * told apart from a loss of throughput to waiting.
+ */
+function printCpu(timed: Record<string, E2e[]>, refRate: number): void {
+  const us = (xs: number[]) => summary(xs).median / E2E_RECORDS;
+  const parts: string[] = [];
+  for (const [name, rs] of Object.entries(timed)) {
+    const mains = rs.map((r) => r.mainCpuUs).filter((x): x is number => x !== null);
+    parts.push(
+      `${name} ${us(rs.map((r) => r.cpuUs)).toFixed(2)} µs` +
+        (mains.length === rs.length ? ` (main thread ${us(mains).toFixed(2)})` : ""),
+    );
+  }
+  console.log(`CPU per record, timed passes (medians): ${parts.join("; ")}`);
+  const minio = (timed.stowage ?? [])
+    .map((r) => r.minioCpuS)
+    .filter((x): x is number => x !== null && x !== undefined);
+  if (minio.length === 0 || !timed.stowage) return;
+  const minioUs = ((summary(minio).median / 2) * 1e6) / E2E_RECORDS;
+  const stowageUs = us(timed.stowage.map((r) => r.cpuUs));
+  const cores = availableParallelism();
+  const bound = (cores / (stowageUs + minioUs)) * 1e6;
+  console.log(
+    `MinIO's CPU per record under the stowage rounds: ${minioUs.toFixed(2)} µs. ` +
+      `On ${cores} cores, stowage + MinIO at ${(stowageUs + minioUs).toFixed(2)} µs per record ` +
+      `can deliver at most ${Math.round(bound).toLocaleString()} records/s = ${(bound / refRate).toFixed(2)}× gzip-only`,
+  );
 }
 
 /**

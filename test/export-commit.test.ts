@@ -62,7 +62,7 @@ function recording(
     ),
     get: (key, o) => (read(`get ${key}`), inner.get(key, o)),
     head: (key, o) => (read(`head ${key}`), inner.head(key, o)),
-    list: (o) => (read(`list ${o.prefix ?? ""}`), inner.list(o)),
+    list: (o) => (read(`list ${o?.prefix ?? ""}`), inner.list(o)),
     delete: async (key, o) => (log.push(`delete ${key}`), inner.delete(key, o)),
     startMultipart: async (key, o) => (
       log.push(`start ${key}`),

@@ -22,6 +22,8 @@ export interface MinioInfo {
 }
 
 export interface RunningMinio extends MinioInfo {
+  /** The server's process id (benchmarks read its CPU time). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -135,6 +137,7 @@ export async function startMinio(
   }
   return {
     ...info,
+    pid: child.pid,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
