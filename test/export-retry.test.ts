@@ -10,6 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rmSync } from "node:fs";
 import { resolveExportConfig } from "../src/export/config.js";
+import { runExport } from "../src/export/runner.js";
+import { openExportStore, sourceOpener } from "../src/export/session.js";
 import { parseManifest } from "../src/export/manifest.js";
 import { validateExport } from "../src/export/validate.js";
 import type { S3Store } from "../src/store/s3-store.js";
@@ -19,6 +21,8 @@ import {
   exportEnv,
   exportYaml,
   listAll,
+  minioEnv,
+  minioExportConfig,
   readAll,
   tmp,
   type SourceKind,
@@ -130,6 +134,48 @@ describe.each<SourceKind>(["postgres", "mysql", "sqlite"])("%s source", (kind) =
     } finally {
       proxy.setRule(undefined);
       await table.drop();
+    }
+  });
+});
+
+describe("a source that cannot be opened", () => {
+  it("§7.2 while storage throttles: the run fails with the source's error and its early bucket reads stop with it (no retry wait outlives the run)", async () => {
+    const prefix = uniquePrefix("early-reads");
+    const cfg = minioExportConfig(
+      { type: "postgres", url: "postgres://postgres@127.0.0.1:1/none" },
+      { name: "orders", table: "orders" },
+      prefix,
+      { max_attempts: 8 },
+      proxy.endpoint,
+    );
+    const exp = cfg.exports[0]!;
+    const store = openExportStore(cfg, exp, minioEnv());
+    proxy.setRule(() => "slowdown");
+    const start = proxy.log.length;
+    let atFailure = 0;
+    try {
+      await expect(
+        runExport(exp, {
+          store,
+          // The bucket's reads go out while the connection is tried; it is refused a
+          // moment later (nothing listens on port 1).
+          openSource: async () => {
+            await new Promise((r) => setTimeout(r, 300));
+            return sourceOpener(cfg)();
+          },
+          sourceType: "postgres",
+          tuning: cfg.tuning,
+        }),
+      ).rejects.toThrow(/127\.0\.0\.1:1|ECONNREFUSED|connect/i);
+      atFailure = proxy.log.length;
+      // The throttled reads were under way (retrying) when the source failed.
+      expect(atFailure).toBeGreaterThan(start);
+      // Their next attempts (due within 200 ms to 1.6 s) never come.
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(proxy.log.length).toBe(atFailure);
+    } finally {
+      proxy.setRule(undefined);
+      store.close();
     }
   });
 });

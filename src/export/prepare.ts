@@ -23,7 +23,8 @@ import {
   stamp,
   type RunKeys,
 } from "./naming.js";
-import { readObject } from "./retrying-store.js";
+import { readObject, retryingStoreFor } from "./retrying-store.js";
+import { StowageError } from "../shared/errors.js";
 import type { Source } from "./sources/source.js";
 
 export interface PrepareOptions {
@@ -76,10 +77,22 @@ export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promis
   const keys = runKeys(prefix, exp.name, runId, startedAt, format.extension);
   // The bucket's reads run beside the source connection (they change nothing); every write
   // waits for the source: a run that cannot read its database must not invalidate the last one.
-  const dangling = settledLater(danglingUploads(store, exp, signal));
-  const markers = settledLater(listMarkers(store, exp, signal));
-  const committed = settledLater(readPrevious(store, keys, policy, signal));
-  const source = await o.openSource();
+  // They stop once prepare ends either way (the source failed, or a read went unused):
+  // no retry wait of theirs outlives it.
+  const early = new AbortController();
+  const stopReads = (why: string) => early.abort(new StowageError("aborted", why));
+  const readSignal = signal ? AbortSignal.any([signal, early.signal]) : early.signal;
+  const reads = retryingStoreFor(store, policy, readSignal);
+  const dangling = settledLater(danglingUploads(reads, exp, readSignal));
+  const markers = settledLater(listMarkers(reads, exp, readSignal));
+  const committed = settledLater(readPrevious(reads, keys, policy, readSignal));
+  let source: Source;
+  try {
+    source = await o.openSource();
+  } catch (err) {
+    stopReads("the source could not be opened");
+    throw err;
+  }
   try {
     const abortedUploads = await abortUploads(store, await dangling, signal);
     const found = await markers;
@@ -122,6 +135,8 @@ export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promis
   } catch (err) {
     await source.close().catch(() => undefined);
     throw err;
+  } finally {
+    stopReads("prepare ended"); // e.g. the commit read made before a cleanup read it again
   }
 }
 

@@ -47,6 +47,19 @@ export function retryingStore(
 
 const RAW = Symbol("stowage.unretried");
 
+/**
+ * The same store under the same policy, with its waits and calls also ended by `signal`:
+ * for a group of calls that must stop on its own (without nesting a second retry loop).
+ * @example const reads = retryingStoreFor(store, policy, readsSignal);
+ */
+export function retryingStoreFor(
+  store: ObjectStore,
+  policy: RetryPolicyOptions,
+  signal: AbortSignal,
+): ObjectStore {
+  return retryingStore(unretried(store), policy, { signal });
+}
+
 /** The store under a `retryingStore` (so whole-read retries do not nest inside per-call ones). */
 function unretried(store: ObjectStore): ObjectStore {
   return (store as { [RAW]?: ObjectStore })[RAW] ?? store;
