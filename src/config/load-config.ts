@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { readFile } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
 import type { createJiti as CreateJiti } from "jiti";
-import { parseDocument } from "yaml";
+import type * as Yaml from "yaml";
 import { StowageError } from "../shared/errors.js";
 import { defineConfig } from "./define-config.js";
 import { processEnv, type Env } from "./env.js";
@@ -71,9 +71,13 @@ function formatOf(path: string): LoadedConfigFile["format"] {
   );
 }
 
+/** The yaml package, loaded with the first YAML or JSON file: importing stowage does not pay for it. */
+let yaml: typeof Yaml | undefined;
+
 /** YAML (and JSON, a subset) with line:column errors and duplicate keys refused. */
 function parseData(text: string, file: string, kind: "YAML" | "JSON"): unknown {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  yaml ??= createRequire(import.meta.url)("yaml") as typeof Yaml;
+  const doc = yaml.parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   const err = doc.errors[0];
   if (err) {
     const pos = err.linePos?.[0];

@@ -91,6 +91,33 @@ describe("the packed tarball", () => {
     expect(out.files.some((f) => f.endsWith(".ndjson.gz"))).toBe(true);
   });
 
+  it('`import "stowage"` loads no YAML parser and no AWS SDK; a YAML config loads the parser when read (§1)', () => {
+    const script = [
+      'import { createRequire } from "node:module";',
+      'import { mkdirSync, readdirSync, writeFileSync } from "node:fs";',
+      "const loaded = (part) => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes(part));",
+      'const { createLogger } = await import("stowage");',
+      'const before = { yaml: loaded("/node_modules/yaml/"), sdk: loaded("/@aws-sdk/") };',
+      'mkdirSync("yaml-app", { recursive: true });',
+      'process.chdir("yaml-app");',
+      'writeFileSync("stowage.config.yaml", "service: from-yaml\\nconsole: false\\ndestination: local\\nlocal:\\n  path: ./store\\n");',
+      "const log = createLogger();",
+      'log.info("configured by YAML");',
+      "const r = await log.close();",
+      'const files = readdirSync("./store", { recursive: true }).map(String);',
+      'console.log(JSON.stringify({ ok: r.ok, before, yamlAfter: loaded("/node_modules/yaml/"), gz: files.some((f) => f.endsWith(".ndjson.gz")) }));',
+    ].join("\n");
+    writeFileSync(join(s.dir, "lazy.mjs"), script);
+    const out = JSON.parse(run(process.execPath, ["lazy.mjs"], s.dir).stdout) as {
+      ok: boolean;
+      before: { yaml: boolean; sdk: boolean };
+      yamlAfter: boolean;
+      gz: boolean;
+    };
+    expect(out.before).toEqual({ yaml: false, sdk: false });
+    expect(out).toMatchObject({ ok: true, yamlAfter: true, gz: true });
+  });
+
   // The declarations are the same for both; checking every .d.ts (the AWS SDK's too) costs
   // ~45 s here, so only the nodenext project does it.
   it.each([
