@@ -73,6 +73,12 @@ describe("the packed tarball", () => {
     }
   });
 
+  /** Runs an ES module of `lines` with Node in the scratch project; its stdout is one JSON value. */
+  function nodeScript<T>(name: string, lines: string[]): T {
+    writeFileSync(join(s.dir, name), lines.join("\n"));
+    return JSON.parse(run(process.execPath, [name], s.dir).stdout) as T;
+  }
+
   it('logs through `import { createLogger } from "stowage"` into a local store', () => {
     const script = [
       'import { createLogger } from "stowage";',
@@ -81,12 +87,8 @@ describe("the packed tarball", () => {
       'log.info("from the tarball", { n: 1 });',
       "const r = await log.close();",
       'console.log(JSON.stringify({ ok: r.ok, files: readdirSync("./store", { recursive: true }).map(String) }));',
-    ].join("\n");
-    writeFileSync(join(s.dir, "use.mjs"), script);
-    const out = JSON.parse(run(process.execPath, ["use.mjs"], s.dir).stdout) as {
-      ok: boolean;
-      files: string[];
-    };
+    ];
+    const out = nodeScript<{ ok: boolean; files: string[] }>("use.mjs", script);
     expect(out.ok).toBe(true);
     expect(out.files.some((f) => f.endsWith(".ndjson.gz"))).toBe(true);
   });
@@ -106,14 +108,13 @@ describe("the packed tarball", () => {
       "const r = await log.close();",
       'const files = readdirSync("./store", { recursive: true }).map(String);',
       'console.log(JSON.stringify({ ok: r.ok, before, yamlAfter: loaded("/node_modules/yaml/"), gz: files.some((f) => f.endsWith(".ndjson.gz")) }));',
-    ].join("\n");
-    writeFileSync(join(s.dir, "lazy.mjs"), script);
-    const out = JSON.parse(run(process.execPath, ["lazy.mjs"], s.dir).stdout) as {
+    ];
+    const out = nodeScript<{
       ok: boolean;
       before: { yaml: boolean; sdk: boolean };
       yamlAfter: boolean;
       gz: boolean;
-    };
+    }>("lazy.mjs", script);
     expect(out.before).toEqual({ yaml: false, sdk: false });
     expect(out).toMatchObject({ ok: true, yamlAfter: true, gz: true });
   });
