@@ -77,33 +77,25 @@ export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promis
   const keys = runKeys(prefix, exp.name, runId, startedAt, format.extension);
   // The bucket's reads run beside the source connection (they change nothing); every write
   // waits for the source: a run that cannot read its database must not invalidate the last one.
-  // They stop once prepare ends either way (the source failed, or a read went unused):
-  // no retry wait of theirs outlives it.
+  // They stop when prepare ends, however it ends: no retry wait of theirs outlives it.
   const early = new AbortController();
-  const stopReads = (why: string) => early.abort(new StowageError("aborted", why));
   const readSignal = signal ? AbortSignal.any([signal, early.signal]) : early.signal;
   const reads = retryingStoreFor(store, policy, readSignal);
   const dangling = settledLater(danglingUploads(reads, exp, readSignal));
   const markers = settledLater(listMarkers(reads, exp, readSignal));
   const committed = settledLater(readPrevious(reads, keys, policy, readSignal));
-  let source: Source;
+  let source: Source | undefined;
   try {
     source = await o.openSource();
-  } catch (err) {
-    stopReads("the source could not be opened");
-    throw err;
-  }
-  try {
     const abortedUploads = await abortUploads(store, await dangling, signal);
-    const found = await markers;
     const cleaned = await cleanupFailedRuns(store, exp, policy, {
       exceptRunId: runId,
       signal,
-      markers: found,
+      markers: await markers,
     });
     // Cleaning up a failed run may put its predecessor's `_SUCCESS` back: read the commit again.
     const previous =
-      found.length > 0 ? await readPrevious(store, keys, policy, signal) : await committed;
+      cleaned.runs.length > 0 ? await readPrevious(store, keys, policy, signal) : await committed;
     const marker = new RunMarker(
       store,
       markerKey(exp.prefixTemplate, exp.name, runId),
@@ -133,10 +125,10 @@ export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promis
       ...(resume ? { resume } : {}),
     };
   } catch (err) {
-    await source.close().catch(() => undefined);
+    await source?.close().catch(() => undefined);
     throw err;
   } finally {
-    stopReads("prepare ended"); // e.g. the commit read made before a cleanup read it again
+    early.abort(new StowageError("aborted", "prepare ended"));
   }
 }
 
