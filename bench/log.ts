@@ -15,13 +15,15 @@
  * Needs `npm run build` (end to end).
  * Usage: node --expose-gc --import jiti/register bench/log.ts [--records N] [--rounds R] [--only e2e|hot]
  */
-import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { execFile } from "node:child_process";
+import * as fs from "node:fs";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
+import { listKeys } from "../src/export/retrying-store.js";
 import { createLogger } from "../src/index.js";
+import { S3Store } from "../src/store/s3-store.js";
 import { startMinio, type RunningMinio } from "../test/support/minio-server.js";
 import { positiveArg, requestFields, rounds, summary } from "./_shared.js";
 
@@ -68,23 +70,16 @@ const E2E_CHILD = `
 const [kind, n, prefix] = [process.argv[1], Number(process.argv[2]), process.argv[3]];
 const info = JSON.parse(process.env.BENCH_MINIO); // in the environment, not argv: it holds the key
 const { gzipSync } = await import("node:zlib");
-const { readFileSync } = await import("node:fs");
+const fs = await import("node:fs");
 const fields = ${requestFields.toString()};
-// mainThreadCpuNs() below, written out: this script runs without the TypeScript loader.
-function mainThreadCpuNs() {
-  try {
-    return Number(readFileSync(\`/proc/self/task/\${process.pid}/schedstat\`, "utf8").split(" ")[0]);
-  } catch {
-    return null;
-  }
-}
+const mainThreadCpuNs = ${mainThreadCpuNs.toString()};
 /** CPU of the timed part: the whole process (every thread) and its main thread, µs. */
 function cpuSince(start) {
   const all = process.cpuUsage(start.all);
-  const main = mainThreadCpuNs();
+  const main = mainThreadCpuNs(fs);
   return { cpuUs: all.user + all.system, mainCpuUs: main === null || start.main === null ? null : (main - start.main) / 1000 };
 }
-const cpuStart = () => ({ all: process.cpuUsage(), main: mainThreadCpuNs() });
+const cpuStart = () => ({ all: process.cpuUsage(), main: mainThreadCpuNs(fs) });
 // gzip in ~1 MiB batches, the default maxBatchBytes.
 function gzipBatches(lines) {
   let chunk = [];
@@ -182,23 +177,18 @@ function e2eChild(kind: E2eKind, server: RunningMinio, prefix: string): Promise<
 
 /** Objects under `prefix` in the bucket (the timed pass's PUTs), counted by listing. */
 async function objectsUnder(server: RunningMinio, prefix: string): Promise<number> {
-  const client = new S3Client({
+  const store = new S3Store({
+    bucket: server.bucket,
     region: server.region,
     endpoint: server.endpoint,
     forcePathStyle: true,
     credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
   });
-  let n = 0;
-  let token: string | undefined;
-  do {
-    const page = await client.send(
-      new ListObjectsV2Command({ Bucket: server.bucket, Prefix: prefix, ContinuationToken: token }),
-    );
-    n += page.KeyCount ?? 0;
-    token = page.NextContinuationToken;
-  } while (token);
-  client.destroy();
-  return n;
+  try {
+    return (await listKeys(store, prefix)).length;
+  } finally {
+    store.close();
+  }
 }
 
 async function endToEnd(): Promise<void> {
@@ -305,9 +295,12 @@ function printCpu(timed: Record<string, E2e[]>, refRate: number): void {
  * Unlike wall time it does not count waiting for a core, so it stays readable on a loaded
  * machine; it leaves out work on other threads (stowage's gzip, pino's libuv writes).
  */
-function mainThreadCpuNs(): number | null {
+function mainThreadCpuNs(fsModule: Pick<typeof fs, "readFileSync">): number | null {
+  // `fsModule` is a parameter, not an import: this function's source also runs in the
+  // end-to-end child (E2E_CHILD), outside the TypeScript loader that rewrites imports.
   try {
-    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]);
+    const stat = fsModule.readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8");
+    return Number(stat.split(" ")[0]);
   } catch {
     return null;
   }
@@ -317,11 +310,11 @@ function mainThreadCpuNs(): number | null {
 const cpuPerCall: Record<string, number[]> = {};
 
 function nsPerCall(name: string, round: number, fn: (i: number) => void): number {
-  const c = mainThreadCpuNs();
+  const c = mainThreadCpuNs(fs);
   const t = process.hrtime.bigint();
   for (let i = 0; i < HOT_CALLS; i++) fn(i);
   const ns = Number(process.hrtime.bigint() - t) / HOT_CALLS;
-  const c2 = mainThreadCpuNs();
+  const c2 = mainThreadCpuNs(fs);
   if (round >= 0 && c !== null && c2 !== null) (cpuPerCall[name] ??= []).push((c2 - c) / HOT_CALLS);
   return ns;
 }
