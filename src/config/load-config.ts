@@ -71,12 +71,15 @@ function formatOf(path: string): LoadedConfigFile["format"] {
   );
 }
 
+/** Loads a dependency synchronously when a config file first needs it (yaml, jiti), not on import. */
+const requireLazily = createRequire(import.meta.url);
+
 /** The yaml package, loaded with the first YAML or JSON file: importing stowage does not pay for it. */
 let yaml: typeof Yaml | undefined;
 
 /** YAML (and JSON, a subset) with line:column errors and duplicate keys refused. */
 function parseData(text: string, file: string, kind: "YAML" | "JSON"): unknown {
-  yaml ??= createRequire(import.meta.url)("yaml") as typeof Yaml;
+  yaml ??= requireLazily("yaml") as typeof Yaml;
   const doc = yaml.parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   const err = doc.errors[0];
   if (err) {
@@ -199,7 +202,7 @@ function requireCode(path: string): unknown {
   try {
     const plain = plainConfig(readFileSync(path, "utf8"));
     if (plain) return plain.value;
-    const { createJiti } = createRequire(import.meta.url)("jiti") as {
+    const { createJiti } = requireLazily("jiti") as {
       createJiti: typeof CreateJiti;
     };
     const jiti = createJiti(import.meta.url, jitiOptions(path));
