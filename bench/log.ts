@@ -23,8 +23,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { listKeys } from "../src/export/retrying-store.js";
 import { createLogger } from "../src/index.js";
-import { S3Store } from "../src/store/s3-store.js";
-import { startMinio, type RunningMinio } from "../test/support/minio-server.js";
+import { minioStoreOf, startMinio, type RunningMinio } from "../test/support/minio-server.js";
 import { positiveArg, requestFields, rounds, summary } from "./_shared.js";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -177,13 +176,7 @@ function e2eChild(kind: E2eKind, server: RunningMinio, prefix: string): Promise<
 
 /** Objects under `prefix` in the bucket (the timed pass's PUTs), counted by listing. */
 async function objectsUnder(server: RunningMinio, prefix: string): Promise<number> {
-  const store = new S3Store({
-    bucket: server.bucket,
-    region: server.region,
-    endpoint: server.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
-  });
+  const store = minioStoreOf(server);
   try {
     return (await listKeys(store, prefix)).length;
   } finally {

@@ -19,11 +19,10 @@ import { parseArgs } from "node:util";
 import { createGunzip } from "node:zlib";
 import { createLogger } from "../src/index.js";
 import { openSource, type LoadResult } from "../src/reader/index.js";
-import { S3Store } from "../src/store/s3-store.js";
 import { hourPrefix, parseObjectKey } from "../src/batch/object-key.js";
 import { demoRecords } from "../src/demo/workload.js";
 import { spreadRecords, writeV1, type FixtureRecord } from "../test/reader-fixtures.js";
-import { startMinio, type RunningMinio } from "../test/support/minio-server.js";
+import { minioStoreOf, startMinio, type RunningMinio } from "../test/support/minio-server.js";
 import { startCountingProxy, type CountingProxy } from "../test/support/counting-proxy.js";
 
 const H = 3_600_000;
@@ -165,13 +164,7 @@ async function readerRun(
 
 /** Lists the whole prefix, downloads and decodes every object, keeps the newest 20,000 in range. */
 async function naiveRun(m: RunningMinio, proxy: CountingProxy, prefix: string): Promise<Measure> {
-  const store = new S3Store({
-    bucket: m.bucket,
-    region: m.region,
-    endpoint: proxy.url,
-    forcePathStyle: true,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-  });
+  const store = minioStoreOf(m, { endpoint: proxy.url });
   proxy.reset();
   const t0 = performance.now();
   const keys: string[] = [];
@@ -235,13 +228,7 @@ async function scenario(
   label: string,
 ): Promise<void> {
   console.log(`\n-- ${label}`);
-  const direct = new S3Store({
-    bucket: m.bucket,
-    region: m.region,
-    endpoint: m.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-  });
+  const direct = minioStoreOf(m);
   catalogue = [];
   for (let startAfter: string | undefined; ;) {
     const page = await direct.list({ prefix: `${prefix}/`, ...(startAfter ? { startAfter } : {}) });
@@ -286,13 +273,7 @@ async function weekScenario(
   records: FixtureRecord[],
   perObject: number,
 ): Promise<void> {
-  const direct = new S3Store({
-    bucket: m.bucket,
-    region: m.region,
-    endpoint: proxy.url,
-    forcePathStyle: true,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-  });
+  const direct = minioStoreOf(m, { endpoint: proxy.url });
   const written = await writeV1(direct, prefix, records, perObject);
   const hours = new Set(written.map((o) => Math.floor(o.minMs / H)));
   const needed = written.reduce((a, o) => a + o.size, 0);

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { findOrBuildMinio } from "./minio-binary.js";
+import { S3Store, type S3StoreOptions } from "../../src/store/s3-store.js";
 
 export interface MinioInfo {
   endpoint: string;
@@ -19,6 +20,21 @@ export interface MinioInfo {
   region: string;
   /** A bucket created for general use; tests should still use unique prefixes. */
   bucket: string;
+}
+
+/**
+ * An S3Store on a MinIO server (path style, root credentials); `overrides` change the
+ * bucket, the endpoint (e.g. a proxy in front of MinIO), timeouts, or credentials.
+ */
+export function minioStoreOf(m: MinioInfo, overrides: Partial<S3StoreOptions> = {}): S3Store {
+  return new S3Store({
+    bucket: m.bucket,
+    region: m.region,
+    endpoint: m.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+    ...overrides,
+  });
 }
 
 export interface RunningMinio extends MinioInfo {

@@ -1,8 +1,8 @@
 /** Test access to the run's MinIO: connection info, unique prefixes, extra buckets. */
 import { inject } from "vitest";
 import { randomBytes } from "node:crypto";
-import { createBuckets, type MinioInfo } from "./minio-server.js";
-import { S3Store, type S3StoreOptions } from "../../src/store/s3-store.js";
+import { createBuckets, minioStoreOf, type MinioInfo } from "./minio-server.js";
+import type { S3Store, S3StoreOptions } from "../../src/store/s3-store.js";
 
 export function minio(): MinioInfo {
   return inject("minio");
@@ -28,13 +28,5 @@ export async function freshBucket(
  * the bucket, the endpoint (e.g. a proxy in front of MinIO), timeouts, or credentials.
  */
 export function minioStore(overrides: Partial<S3StoreOptions> = {}): S3Store {
-  const m = minio();
-  return new S3Store({
-    bucket: m.bucket,
-    region: m.region,
-    endpoint: m.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-    ...overrides,
-  });
+  return minioStoreOf(minio(), overrides);
 }
