@@ -108,6 +108,7 @@ export function buildLogger(
     },
     callerRoot: resolved.caller ? process.cwd() : null,
     closed: false,
+    soon: [],
   };
   return new Logger(core, undefined);
 }

@@ -212,7 +212,7 @@ describe("§3.2 child bindings", () => {
     });
   });
 
-  it("§3.2 logWithBindings (the adapters' request record) writes the line child(bindings)[level] writes, levels and redaction included", async () => {
+  it("§3.2 logSoon (the adapters' request record) writes the line child(bindings)[level] writes, levels and redaction included", async () => {
     const { log, store } = localLogger({
       level: "info",
       redact: { paths: ["bindings.user.email"], patterns: ["acme-[0-9]+"] },
@@ -238,10 +238,11 @@ describe("§3.2 child bindings", () => {
         (from.child(bindings) as unknown as Record<string, (m: string, d: unknown) => void>)[
           level
         ]!(`${message} child`, data);
-        from.logWithBindings(bindings, level, `${message} direct`, data);
+        from.logSoon(bindings, level, `${message} direct`, data);
+        from.child(bindings).logSoon(undefined, level, `${message} own`, data);
       }
     await log.close();
-    log.logWithBindings({ requestId: "late" }, "error", "after close", {}); // never throws, never lands
+    log.logSoon({ requestId: "late" }, "error", "after close", {}); // never throws, never lands
     const lines = (await readBack(store, "")).flatMap((o) => o.lines);
     const byMsg = new Map(lines.map((r) => [r.message, r]));
     expect(byMsg.has("after close")).toBe(false);
@@ -249,21 +250,52 @@ describe("§3.2 child bindings", () => {
     for (const r of lines) {
       const m = /^(case \d+) child$/.exec(r.message as string);
       if (!m) continue;
-      const direct = byMsg.get(`${m[1]} direct`);
       const strip = (x: Record<string, unknown>) =>
         JSON.stringify({ ...x, timestamp: undefined, message: undefined });
-      expect(direct, m[1]).toBeDefined();
-      expect(strip(direct!)).toBe(strip(r));
+      for (const other of ["direct", "own"]) {
+        const same = byMsg.get(`${m[1]} ${other}`);
+        expect(same, `${m[1]} ${other}`).toBeDefined();
+        expect(strip(same!)).toBe(strip(r));
+      }
       compared++;
     }
-    expect(compared).toBe(6); // 2 cases × (info, warning, error); debug filtered on both paths
-    expect(lines).toHaveLength(12);
+    expect(compared).toBe(6); // 2 cases × (info, warning, error); debug filtered on all paths
+    expect(lines).toHaveLength(18);
     const second = byMsg.get("case 4 direct")!;
     expect(second.bindings).toEqual({ requestId: "[REDACTED:jwt]", user: { email: "[REDACTED]" } });
     expect(byMsg.get("case 3 direct")!.bindings).toEqual({
       tenant: "[REDACTED:custom]",
       requestId: "r-1",
     });
+  });
+
+  it("§3.2 logSoon waits for the end of the event-loop turn, keeps the time it was called, and flush() and close() write it first", async () => {
+    const { log, store } = localLogger({ level: "info" });
+    log.logSoon({ requestId: "r-1" }, "info", "soon 1", { n: 1 });
+    const called = Date.now();
+    while (Date.now() < called + 5); // the rest of the turn takes a while
+    log.info("now 1");
+    await new Promise((r) => setImmediate(r)); // the turn ends: "soon 1" is written here
+    log.info("now 2");
+    log.logSoon(undefined, "warning", "soon 2", { n: 2 });
+    const flushed = await log.flush(); // the same turn: flush writes it first
+    expect(flushed.ok).toBe(true);
+    expect(flushed.destinations.sink.delivered).toBe(4);
+    log.logSoon(undefined, "error", "soon 3", { n: 3 });
+    const closed = await log.close(); // and so does close
+    expect(closed.destinations.sink.delivered).toBe(5);
+    const objects = await readBack(store, "");
+    // One object per flush; in the first, "now 1" precedes "soon 1" (written after the turn's work).
+    expect(objects.map((o) => o.lines.map((r) => r.message)).sort()).toEqual([
+      ["now 1", "soon 1", "now 2", "soon 2"],
+      ["soon 3"],
+    ]);
+    const lines = objects.flatMap((o) => o.lines);
+    const soon1 = lines.find((r) => r.message === "soon 1")!;
+    const now1 = lines.find((r) => r.message === "now 1")!;
+    expect(soon1.bindings).toEqual({ requestId: "r-1" });
+    expect(Date.parse(soon1.timestamp as string)).toBeLessThanOrEqual(called);
+    expect(Date.parse(now1.timestamp as string)).toBeGreaterThanOrEqual(called + 5);
   });
 
   it("§3.1 bindings that are not plain objects never throw; what lands is valid JSON with object bindings or none", async () => {

@@ -36,6 +36,19 @@ export interface LoggerCore {
   serialize: SerializeOptions;
   callerRoot: string | null;
   closed: boolean;
+  /** Records of `logSoon`, written at the end of this event-loop turn (or by flush/close). */
+  soon: SoonRecord[];
+}
+
+/** One record waiting for the end of the event-loop turn (`Logger.logSoon`). */
+interface SoonRecord {
+  logger: Logger;
+  bindings: Record<string, unknown> | undefined;
+  level: Level;
+  message: string;
+  data: Record<string, unknown>;
+  /** When it was logged (its timestamp). */
+  ms: number;
 }
 
 const noop: LogMethod = () => {};
@@ -174,6 +187,7 @@ export class Logger {
 
   /** Seals open batches and waits for delivery (or failure, or the timeout). Never rejects. */
   async flush(options: { timeoutMs?: number } = {}): Promise<FlushResult> {
+    writeSoon(this.core);
     try {
       const { result, timedOut } = await this.core.sink.flush(options.timeoutMs);
       return { ok: result.ok && !timedOut, timedOut, destinations: { sink: result } };
@@ -184,6 +198,7 @@ export class Logger {
 
   /** flush, then release timers, sockets and workers: nothing keeps the process alive afterwards. */
   async close(options: { timeoutMs?: number } = {}): Promise<FlushResult> {
+    writeSoon(this.core);
     this.core.closed = true;
     this.bindMethods();
     try {
@@ -219,30 +234,60 @@ export class Logger {
   }
 
   /**
-   * @internal One record with `bindings`, the line `this.child(bindings)[level](message,
-   * data)` writes (same level filter, redaction, echo and sink), without making the child
-   * logger: the framework adapters' request record when the handler never asked for its
-   * `req.log`. Never throws.
+   * @internal The framework adapters' request record: the line
+   * `this.child(bindings)[level](message, data)` writes (same level filter, redaction,
+   * echo and sink; with `bindings` undefined, this logger's own `[level](message, data)`)
+   * without making the child logger, its timestamp taken now, but serialised and handed to the sink at the end of this event-loop turn
+   * (one `setImmediate` for all records of the turn), after the responses the turn
+   * produced are on the wire. `flush()` and `close()` write waiting records first; a
+   * waiting record keeps the process alive like any pending work. `data` is kept by
+   * reference until then: pass an object nothing else changes. Never throws.
    */
-  logWithBindings(
-    bindings: Record<string, unknown>,
+  logSoon(
+    bindings: Record<string, unknown> | undefined,
     level: Level,
     message: string,
     data: Record<string, unknown>,
   ): void {
+    if (!this.enabled(level)) return;
+    const soon = this.core.soon;
+    soon.push({ logger: this, bindings, level, message, data, ms: Date.now() });
+    if (soon.length === 1) setImmediate(writeSoon, this.core);
+  }
+
+  /** @internal A record of `logSoon`, stamped `ms`. Never throws. */
+  writeAt(
+    bindings: Record<string, unknown> | undefined,
+    level: Level,
+    message: string,
+    data: Record<string, unknown>,
+    ms: number,
+  ): void {
     try {
-      if (this.bindingsJson !== undefined || !isPlainObject(bindings)) {
-        // A parent with bindings merges them (child()): the child's own level method.
-        (this.child(bindings) as unknown as Record<Level, LogMethod>)[level](message, data);
+      if (bindings !== undefined && (this.bindingsJson !== undefined || !isPlainObject(bindings))) {
+        // A parent with bindings merges them (child()), at the child's own level.
+        this.child(bindings).writeAt(undefined, level, message, data, ms);
         return;
       }
       if (!this.enabled(level)) return;
       const core = this.core;
-      emit(core, level, message, data, serializeField("bindings", bindings, core.serialize));
+      const bindingsJson =
+        bindings === undefined
+          ? this.bindingsJson
+          : serializeField("bindings", bindings, core.serialize);
+      emit(core, level, message, data, bindingsJson, ms, false);
     } catch {
       // Never throw from a logging call (SPEC §3.2).
     }
   }
+}
+
+/** Writes the records `logSoon` queued, in order (the end of a turn, or flush/close). */
+function writeSoon(core: LoggerCore): void {
+  const soon = core.soon;
+  if (soon.length === 0) return;
+  core.soon = [];
+  for (const r of soon) r.logger.writeAt(r.bindings, r.level, r.message, r.data, r.ms);
 }
 
 /** A level method's record: built, serialised and handed to the sink (never throws). */
@@ -252,13 +297,15 @@ function emit(
   first: unknown,
   second: unknown,
   bindingsJson: string | undefined,
+  ms: number = Date.now(),
+  /** Capture `caller` (when configured); false for records made by an adapter, not at a call site. */
+  callSite = true,
 ): void {
   try {
-    const ms = Date.now();
     const parts = safeCallArgs(first, second);
     const record: LogRecord = { timestamp: formatTimestamp(ms), level, message: parts.message };
     if (core.service !== undefined) record.service = core.service;
-    if (core.callerRoot !== null) {
+    if (callSite && core.callerRoot !== null) {
       const caller = captureCaller(core.callerRoot, 2);
       if (caller) record.caller = caller;
     }

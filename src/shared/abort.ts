@@ -10,7 +10,8 @@
  *   unref'd, so an idle logger never keeps a process alive.
  *
  * `sleep()` follows the first half; `idleTimer()` the second. Nothing else in
- * src/ calls setTimeout/setInterval for waiting.
+ * src/ calls setTimeout/setInterval for waiting. (`Logger.logSoon` defers a record
+ * to the end of the event-loop turn with a ref'd `setImmediate`: pending work.)
  */
 import { StowageError } from "./errors.js";
 

@@ -367,3 +367,41 @@ describe("§3 framework adapter options", () => {
     },
   );
 });
+
+describe("§3 framework adapters: the request record after the response", () => {
+  it("Hono (app.request) and Fastify (inject): a flush in the same turn as the response holds its record", async () => {
+    const prefix = uniquePrefix("http-same-turn");
+    const log = createLogger(
+      s3Config(prefix, { flushIntervalMs: 600_000 }) as Parameters<typeof createLogger>[0],
+    );
+    const hono = new Hono<{ Variables: StowageHonoVariables }>();
+    hono.use(stowageHono(log));
+    hono.get("/orders/:id", (c) => c.json({ id: c.req.param("id") }));
+    const fastify = Fastify();
+    await fastify.register(stowageFastify, { logger: log });
+    fastify.get("/orders/:id", async (request) => ({ id: (request.params as { id: string }).id }));
+    await fastify.ready();
+    try {
+      const delivered: number[] = [];
+      // No turn of the event loop between the response and flush(): the record still
+      // waits for the end of the turn, and flush() writes it first.
+      const a = await hono.request("/orders/1");
+      expect(a.status).toBe(200);
+      delivered.push((await log.flush({ timeoutMs: 30_000 })).destinations.sink.delivered);
+      const b = await fastify.inject({ method: "GET", url: "/orders/2" });
+      expect(b.statusCode).toBe(200);
+      delivered.push((await log.flush({ timeoutMs: 30_000 })).destinations.sink.delivered);
+      expect(delivered).toEqual([1, 2]);
+    } finally {
+      await fastify.close();
+    }
+    expect((await log.close({ timeoutMs: 30_000 })).ok).toBe(true);
+    const reader = s3Reader();
+    const lines = (await readBack(reader, `${prefix}/`)).flatMap((o) => o.lines);
+    reader.close();
+    expect(lines.map((r) => (r.data as { path: string }).path).sort()).toEqual([
+      "/orders/1",
+      "/orders/2",
+    ]);
+  });
+});

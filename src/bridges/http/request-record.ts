@@ -8,7 +8,8 @@
  * Per-request cost is kept to what the record needs: one state object, a child
  * logger created only when the handler asks for it (the record carries the same
  * bindings without one), no URL parsing unless the request has a query string, no
- * closures per request.
+ * closures per request. The record is serialised at the end of the event-loop turn,
+ * together with the turn's other requests, not before the response is sent.
  */
 import type { Logger } from "../../logger/logger.js";
 
@@ -105,14 +106,16 @@ export class RequestState {
   /**
    * One record with this request's bindings: through its child logger when the handler
    * made one, else the same line without making it (most requests never read `req.log`).
+   * It is written at the end of the event-loop turn (`Logger.logSoon`), after the
+   * response is on the wire, with the time of this call; flush/close write it first.
    */
   record(
     level: "info" | "warning" | "error",
     message: string,
     data: Record<string, unknown>,
   ): void {
-    if (this.child !== undefined) this.child[level](message, data);
-    else this.base.logWithBindings({ requestId: this.requestId }, level, message, data);
+    if (this.child !== undefined) this.child.logSoon(undefined, level, message, data);
+    else this.base.logSoon({ requestId: this.requestId }, level, message, data);
   }
 }
 
