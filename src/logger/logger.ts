@@ -237,11 +237,12 @@ export class Logger {
    * @internal The framework adapters' request record: the line
    * `this.child(bindings)[level](message, data)` writes (same level filter, redaction,
    * echo and sink; with `bindings` undefined, this logger's own `[level](message, data)`)
-   * without making the child logger, its timestamp taken now, but serialised and handed to the sink at the end of this event-loop turn
-   * (one `setImmediate` for all records of the turn), after the responses the turn
-   * produced are on the wire. `flush()` and `close()` write waiting records first; a
-   * waiting record keeps the process alive like any pending work. `data` is kept by
-   * reference until then: pass an object nothing else changes. Never throws.
+   * without making the child logger. Its timestamp is taken now; it is serialised and
+   * handed to the sink at the end of this event-loop turn (one `setImmediate` for all
+   * records of the turn), after the responses the turn produced are on the wire.
+   * `flush()` and `close()` write waiting records first; a waiting record keeps the
+   * process alive like any pending work. `data` is kept by reference until then: pass an
+   * object nothing else changes. Never throws.
    */
   logSoon(
     bindings: Record<string, unknown> | undefined,
