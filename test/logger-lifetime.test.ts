@@ -7,9 +7,10 @@
  * process still exits on its own afterwards.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultProxy, type FaultProxy } from "./support/fault-proxy.js";
 import { bucketIdCounts } from "./support/loggers.js";
@@ -110,9 +111,14 @@ function runApp(style: string, buffer: Buffer, prefix: string, id: string) {
     .replace("CFG", config(prefix, buffer, dir))
     .replace("ID", JSON.stringify(id));
   writeFileSync(file, code);
+  return runFile(file, app.signal);
+}
+
+/** Runs one script as a real child process with the bucket's keys in K and S; its output and how it ended. */
+function runFile(file: string, signalWhenReady = false) {
   const m = minio();
   const child = spawn(process.execPath, [file], {
-    cwd: dir,
+    cwd: dirname(file),
     env: {
       ...process.env,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
@@ -125,7 +131,7 @@ function runApp(style: string, buffer: Buffer, prefix: string, id: string) {
   let err = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => {
     out += d;
-    if (app.signal && out.includes("READY\n") && !child.killed) child.kill("SIGTERM");
+    if (signalWhenReady && out.includes("READY\n") && !child.killed) child.kill("SIGTERM");
   });
   child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
   const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
@@ -164,4 +170,76 @@ describe("pending delivery keeps the process alive; an idle logger does not", ()
     },
     90_000,
   );
+});
+
+describe("an idle logger never keeps the process alive", () => {
+  it.each(["memory", "sqlite"] as const)(
+    "%s buffer: a process that makes a logger, logs nothing and never closes it exits on its own",
+    async (buffer) => {
+      const dir = mkdtempSync(join(tmpdir(), "stowage-life-"));
+      const file = join(dir, "idle.mjs");
+      writeFileSync(
+        file,
+        `import { createLogger } from ${JSON.stringify(DIST)};
+createLogger(${config(uniquePrefix("life"), buffer, dir)});
+console.log("made");`,
+      );
+      const res = await runFile(file);
+      expect(res.signal, `killed by the 60 s guard; stderr: ${res.err}`).toBeNull();
+      expect(res.code, res.err).toBe(0);
+      expect(res.out).toBe("made\n");
+    },
+    90_000,
+  );
+});
+
+describe("§3 an adapter's request record, deferred to the end of its turn, survives the process's end", () => {
+  it("sqlite buffer: an app that answers one request and ends without flush or close leaves the record in the spool; the next process delivers it once", async () => {
+    const prefix = uniquePrefix("life");
+    const id = `hono-${Date.now()}`;
+    const dir = mkdtempSync(join(tmpdir(), "stowage-life-"));
+    const cfg = config(prefix, "sqlite", dir);
+    // Hono's ESM build, the one dist/hono.js's own imports of "hono/…" resolve to.
+    const hono = join(import.meta.dirname, "..", "node_modules", "hono", "dist", "index.js");
+    const honoAdapter = join(import.meta.dirname, "..", "dist", "hono.js");
+    // First process: the request's record waits for the end of the turn, then the process
+    // has nothing ref'd left and ends (the open batch's interval timer is idle work).
+    writeFileSync(
+      join(dir, "serve.mjs"),
+      `import { writeFileSync } from "node:fs";
+import { createLogger } from ${JSON.stringify(DIST)};
+import { Hono } from ${JSON.stringify(pathToFileURL(hono).href)};
+import { stowageHono } from ${JSON.stringify(honoAdapter)};
+const log = createLogger(${cfg});
+const app = new Hono();
+app.use(stowageHono(log));
+app.get("/orders/:id", (c) => c.text("ok"));
+await new Promise((r) => setTimeout(r, 500)); // the logger's start-up work settles first
+const res = await app.request("/orders/" + ${JSON.stringify(id)});
+// Written synchronously: a console.log to a pipe is itself a pending write that keeps the loop going.
+writeFileSync(${JSON.stringify(join(dir, "status"))}, String(res.status));`,
+    );
+    // Second process: the same spool, flushed at once.
+    writeFileSync(
+      join(dir, "flush.mjs"),
+      `import { createLogger } from ${JSON.stringify(DIST)};
+const log = createLogger(${cfg});
+console.log(JSON.stringify(await log.close()));`,
+    );
+    const first = await runFile(join(dir, "serve.mjs"));
+    expect(first.signal, first.err).toBeNull();
+    expect(first.code, first.err).toBe(0);
+    expect(readFileSync(join(dir, "status"), "utf8")).toBe("200");
+    expect(putsSeen.get(prefix) ?? 0).toBe(0); // nothing was uploaded by the first process
+    const second = await runFile(join(dir, "flush.mjs"));
+    expect(second.code, second.err).toBe(0);
+    const result = JSON.parse(second.out.trim()) as {
+      ok: boolean;
+      destinations: { sink: { delivered: number } };
+    };
+    expect(result.ok).toBe(true);
+    expect(result.destinations.sink.delivered).toBe(1);
+    const counts = await bucketIdCounts(prefix, "path");
+    expect([...counts.entries()]).toEqual([[`/orders/${id}`, 1]]);
+  }, 90_000);
 });

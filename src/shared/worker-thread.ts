@@ -49,17 +49,32 @@ createJiti(${JSON.stringify(source)}).import(${JSON.stringify(source)}).catch((e
   return new Worker(code, { ...opts, eval: true });
 }
 
+/** What a worker's owner does with its messages, its error and its exit. */
+export interface WorkerHandlers<M> {
+  message: (m: M) => void;
+  error: (err: Error) => void;
+  exit: (code: number) => void;
+}
+
 /**
- * A worker that is ref'd exactly while answers are awaited.
+ * A worker that is ref'd exactly while answers are awaited. It attaches the owner's
+ * handlers itself, before its first `unref()`: a `"message"` listener added to a worker
+ * refs the worker's port again, and an idle owner would then keep the process alive.
  * @example
- * const t = new AwaitedWorker(startWorker(entry));
+ * const t = new AwaitedWorker(startWorker(entry), { message: onMessage, error: onError, exit: onExit });
  * t.request({ t: "sync" }); // the process stays alive …
  * t.answered();             // … until the answer came
  */
-export class AwaitedWorker {
+export class AwaitedWorker<M = unknown> {
   private refs = 0;
 
-  constructor(readonly worker: Worker) {
+  constructor(
+    readonly worker: Worker,
+    handlers: WorkerHandlers<M>,
+  ) {
+    worker.on("message", handlers.message);
+    worker.on("error", handlers.error);
+    worker.on("exit", handlers.exit);
     worker.unref();
   }
 

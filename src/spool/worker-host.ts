@@ -24,7 +24,7 @@ const SPOOL_WORKER = {
  */
 export class WorkerHost {
   private readonly worker: Worker;
-  private readonly awaited: AwaitedWorker;
+  private readonly awaited: AwaitedWorker<FromWorker>;
   private exited = false;
 
   constructor(
@@ -33,12 +33,13 @@ export class WorkerHost {
     onDeath: (err: Error) => void,
   ) {
     this.worker = startWorker(SPOOL_WORKER, { workerData: cfg });
-    this.awaited = new AwaitedWorker(this.worker);
-    this.worker.on("message", onMessage);
-    this.worker.on("error", (err) => onDeath(err));
-    this.worker.on("exit", (code) => {
-      this.exited = true;
-      onDeath(new Error(`the spool worker exited (code ${code})`));
+    this.awaited = new AwaitedWorker<FromWorker>(this.worker, {
+      message: onMessage,
+      error: (err) => onDeath(err),
+      exit: (code) => {
+        this.exited = true;
+        onDeath(new Error(`the spool worker exited (code ${code})`));
+      },
     });
   }
 

@@ -45,7 +45,7 @@ export interface EncoderThreadOptions {
  */
 export class EncoderThread {
   private readonly worker: Worker;
-  private readonly awaited: AwaitedWorker;
+  private readonly awaited: AwaitedWorker<FromWorker>;
   private ended = false;
   private death: StowageError | undefined;
   private nextId = 1;
@@ -58,10 +58,11 @@ export class EncoderThread {
       ENCODING_WORKER,
       options.resourceLimits ? { resourceLimits: options.resourceLimits } : {},
     );
-    this.awaited = new AwaitedWorker(this.worker);
-    this.worker.on("message", (m: FromWorker) => this.encoders.get(m.id)?.receive(m));
-    this.worker.on("error", (err) => this.die(err));
-    this.worker.on("exit", (code) => this.die(new Error(`it exited with code ${code}`)));
+    this.awaited = new AwaitedWorker<FromWorker>(this.worker, {
+      message: (m) => this.encoders.get(m.id)?.receive(m),
+      error: (err) => this.die(err),
+      exit: (code) => this.die(new Error(`it exited with code ${code}`)),
+    });
   }
 
   static start(options: EncoderThreadOptions = {}): EncoderThread {
