@@ -187,7 +187,7 @@ export class Logger {
 
   /** Seals open batches and waits for delivery (or failure, or the timeout). Never rejects. */
   async flush(options: { timeoutMs?: number } = {}): Promise<FlushResult> {
-    writeSoon(this.core);
+    Logger.writeSoon(this.core);
     try {
       const { result, timedOut } = await this.core.sink.flush(options.timeoutMs);
       return { ok: result.ok && !timedOut, timedOut, destinations: { sink: result } };
@@ -198,7 +198,7 @@ export class Logger {
 
   /** flush, then release timers, sockets and workers: nothing keeps the process alive afterwards. */
   async close(options: { timeoutMs?: number } = {}): Promise<FlushResult> {
-    writeSoon(this.core);
+    Logger.writeSoon(this.core);
     this.core.closed = true;
     this.bindMethods();
     try {
@@ -253,11 +253,19 @@ export class Logger {
     if (!this.enabled(level)) return;
     const soon = this.core.soon;
     soon.push({ logger: this, bindings, level, message, data, ms: Date.now() });
-    if (soon.length === 1) setImmediate(writeSoon, this.core);
+    if (soon.length === 1) setImmediate(Logger.writeSoon, this.core);
   }
 
-  /** @internal A record of `logSoon`, stamped `ms`. Never throws. */
-  writeAt(
+  /** Writes the records `logSoon` queued, in order (the end of a turn, or flush/close). */
+  private static writeSoon(this: void, core: LoggerCore): void {
+    const soon = core.soon;
+    if (soon.length === 0) return;
+    core.soon = [];
+    for (const r of soon) r.logger.writeAt(r.bindings, r.level, r.message, r.data, r.ms);
+  }
+
+  /** A record of `logSoon`, stamped `ms`. Never throws. */
+  private writeAt(
     bindings: Record<string, unknown> | undefined,
     level: Level,
     message: string,
@@ -281,14 +289,6 @@ export class Logger {
       // Never throw from a logging call (SPEC §3.2).
     }
   }
-}
-
-/** Writes the records `logSoon` queued, in order (the end of a turn, or flush/close). */
-function writeSoon(core: LoggerCore): void {
-  const soon = core.soon;
-  if (soon.length === 0) return;
-  core.soon = [];
-  for (const r of soon) r.logger.writeAt(r.bindings, r.level, r.message, r.data, r.ms);
 }
 
 /** A level method's record: built, serialised and handed to the sink (never throws). */
