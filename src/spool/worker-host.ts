@@ -5,7 +5,6 @@
  * except while an answer is awaited, so an idle or closed logger never keeps
  * the process alive, and an awaited commit is never abandoned at exit.
  */
-import type { Worker } from "node:worker_threads";
 import { AwaitedWorker, startWorker } from "../shared/worker-thread.js";
 import type { FromWorker, SpoolWorkerConfig, ToWorker } from "./worker-protocol.js";
 
@@ -23,7 +22,6 @@ const SPOOL_WORKER = {
  * host.request({ t: "sync", id: 1 }); // ref'd until host.answered()
  */
 export class WorkerHost {
-  private readonly worker: Worker;
   private readonly awaited: AwaitedWorker<FromWorker>;
   private exited = false;
 
@@ -32,8 +30,7 @@ export class WorkerHost {
     onMessage: (m: FromWorker) => void,
     onDeath: (err: Error) => void,
   ) {
-    this.worker = startWorker(SPOOL_WORKER, { workerData: cfg });
-    this.awaited = new AwaitedWorker<FromWorker>(this.worker, {
+    this.awaited = new AwaitedWorker<FromWorker>(startWorker(SPOOL_WORKER, { workerData: cfg }), {
       message: onMessage,
       error: (err) => onDeath(err),
       exit: (code) => {
@@ -60,6 +57,6 @@ export class WorkerHost {
   /** Ends the thread; safe to call twice. */
   async terminate(): Promise<void> {
     this.awaited.release();
-    if (!this.exited) await this.worker.terminate();
+    if (!this.exited) await this.awaited.worker.terminate();
   }
 }

@@ -16,7 +16,7 @@
  * - the thread keeps the process alive only while an answer is awaited, and the run
  *   terminates it on every exit path (`terminate`).
  */
-import type { ResourceLimits, Worker } from "node:worker_threads";
+import type { ResourceLimits } from "node:worker_threads";
 import { StowageError } from "../../shared/errors.js";
 import { AwaitedWorker, startWorker } from "../../shared/worker-thread.js";
 import type { ByteSink, Encoder, Format, FormatOptions } from "../formats/format.js";
@@ -44,7 +44,6 @@ export interface EncoderThreadOptions {
  * finally { await thread.terminate(); }
  */
 export class EncoderThread {
-  private readonly worker: Worker;
   private readonly awaited: AwaitedWorker<FromWorker>;
   private ended = false;
   private death: StowageError | undefined;
@@ -54,11 +53,11 @@ export class EncoderThread {
 
   private constructor(options: EncoderThreadOptions) {
     this.maxInFlight = Math.max(1, options.maxInFlight ?? 4);
-    this.worker = startWorker(
+    const worker = startWorker(
       ENCODING_WORKER,
       options.resourceLimits ? { resourceLimits: options.resourceLimits } : {},
     );
-    this.awaited = new AwaitedWorker<FromWorker>(this.worker, {
+    this.awaited = new AwaitedWorker<FromWorker>(worker, {
       message: (m) => this.encoders.get(m.id)?.receive(m),
       error: (err) => this.die(err),
       exit: (code) => this.die(new Error(`it exited with code ${code}`)),
@@ -115,7 +114,7 @@ export class EncoderThread {
     if (this.ended) return;
     this.ended = true;
     this.awaited.release();
-    if (!this.death) await this.worker.terminate();
+    if (!this.death) await this.awaited.worker.terminate();
   }
 }
 
