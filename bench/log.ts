@@ -16,7 +16,6 @@
  * Usage: node --expose-gc --import jiti/register bench/log.ts [--records N] [--rounds R] [--only e2e|hot]
  */
 import { execFile } from "node:child_process";
-import * as fs from "node:fs";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -288,7 +287,7 @@ function printCpu(timed: Record<string, E2e[]>, refRate: number): void {
  * Unlike wall time it does not count waiting for a core, so it stays readable on a loaded
  * machine; it leaves out work on other threads (stowage's gzip, pino's libuv writes).
  */
-function mainThreadCpuNs(fsModule: Pick<typeof fs, "readFileSync">): number | null {
+function mainThreadCpuNs(fsModule: { readFileSync: typeof readFileSync }): number | null {
   // `fsModule` is a parameter, not an import: this function's source also runs in the
   // end-to-end child (E2E_CHILD), outside the TypeScript loader that rewrites imports.
   try {
@@ -303,11 +302,11 @@ function mainThreadCpuNs(fsModule: Pick<typeof fs, "readFileSync">): number | nu
 const cpuPerCall: Record<string, number[]> = {};
 
 function nsPerCall(name: string, round: number, fn: (i: number) => void): number {
-  const c = mainThreadCpuNs(fs);
+  const c = mainThreadCpuNs({ readFileSync });
   const t = process.hrtime.bigint();
   for (let i = 0; i < HOT_CALLS; i++) fn(i);
   const ns = Number(process.hrtime.bigint() - t) / HOT_CALLS;
-  const c2 = mainThreadCpuNs(fs);
+  const c2 = mainThreadCpuNs({ readFileSync });
   if (round >= 0 && c !== null && c2 !== null) (cpuPerCall[name] ??= []).push((c2 - c) / HOT_CALLS);
   return ns;
 }
