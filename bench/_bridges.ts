@@ -1,5 +1,6 @@
 /** Helpers for the bridge benchmarks (skipped by bench/run.ts: `_` files): the load generator and statistics. */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 
 const AUTOCANNON = join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon");
@@ -11,6 +12,30 @@ export interface LoadOptions {
   method?: string;
   body?: string;
   headers?: Record<string, string>;
+  /** Run the load generator on this CPU only (see `pinning`). */
+  cpu?: number | undefined;
+}
+
+/**
+ * CPUs for a server and its load generator, when the machine has two or more and
+ * `taskset` exists (Linux): the server (all its threads) on CPU 0, the load generator on
+ * CPU 1. Unpinned, the two compete for the same cores and the scheduler's choices move
+ * requests/s by far more than the work being measured; pinned, everything a server
+ * variant does — its logger's threads included — is paid from its own core.
+ */
+export function pinning(): { server: number; load: number } | undefined {
+  if (process.platform !== "linux" || availableParallelism() < 2) return undefined;
+  const probe = spawnSync("taskset", ["-c", "0", "true"], { stdio: "ignore" });
+  return probe.status === 0 ? { server: 0, load: 1 } : undefined;
+}
+
+/** `[command, args]` to run `command args` on `cpu` only (as is when `cpu` is undefined). */
+export function onCpu(
+  cpu: number | undefined,
+  command: string,
+  args: string[],
+): [string, string[]] {
+  return cpu === undefined ? [command, args] : ["taskset", ["-c", String(cpu), command, ...args]];
 }
 
 /**
@@ -32,7 +57,7 @@ export function autocannonRun(
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push("-H", `${k}=${v}`);
   args.push(url);
   return new Promise((resolve, reject) => {
-    const child = spawn(AUTOCANNON, args, { stdio: ["ignore", "pipe", "ignore"] });
+    const child = spawn(...onCpu(o.cpu, AUTOCANNON, args), { stdio: ["ignore", "pipe", "ignore"] });
     let out = "";
     child.stdout.on("data", (c: Buffer) => (out += c));
     child.on("error", reject);

@@ -13,6 +13,9 @@
  * package (`stowage/express`, … from dist/, as an application imports it; no
  * TypeScript loader in the server), warmed up for one second, then loaded by
  * autocannon (own process, loopback, same settings for both) for `--seconds`.
+ * On Linux with two or more CPUs the server (all its threads, the logger's included)
+ * runs on CPU 0 and autocannon on CPU 1 (`taskset`), so the two do not compete for
+ * a core; `--pin off` leaves placement to the scheduler.
  * The variants alternate for `--rounds` rounds; min and median are printed.
  * The app is the same hello world in both; with the adapter, its logger writes
  * every request record to a local-directory store with the default batching
@@ -20,7 +23,7 @@
  * response served has its record delivered and none was rejected.
  *
  * Needs `npm run build`.
- * Usage: node --import jiti/register bench/bridges-http.ts [--rounds 3] [--seconds 3]
+ * Usage: node --import jiti/register bench/bridges-http.ts [--rounds 3] [--seconds 3] [--pin on|off]
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -28,12 +31,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { positiveArg } from "./_shared.js";
-import { alternate, autocannonRun, median, min, type LoadOptions } from "./_bridges.js";
+import {
+  alternate,
+  autocannonRun,
+  median,
+  min,
+  onCpu,
+  pinning,
+  type LoadOptions,
+} from "./_bridges.js";
 
 const ROUNDS = positiveArg("rounds", 3);
 const SECONDS = positiveArg("seconds", 3);
 const ROOT = join(import.meta.dirname, "..");
-const LOAD: LoadOptions = { connections: 50, seconds: SECONDS };
+const PIN =
+  process.argv.includes("--pin") && process.argv[process.argv.indexOf("--pin") + 1] === "off"
+    ? undefined
+    : pinning();
+const LOAD: LoadOptions = { connections: 50, seconds: SECONDS, cpu: PIN?.load };
 
 if (!existsSync(join(ROOT, "dist", "express.js")))
   throw new Error("dist/ is missing: run `npm run build` first");
@@ -71,7 +86,11 @@ if (framework === "express") {
   close = () => new Promise((r) => s.close(r));
 } else if (framework === "fastify") {
   const { default: Fastify } = await import("fastify");
-  const app = Fastify();
+  // "pino": Fastify's own request logging (pino, two lines per request) to /dev/null.
+  const pino = variant === "pino" ? await import("pino") : null;
+  const app = pino
+    ? Fastify({ loggerInstance: pino.pino(pino.destination({ dest: "/dev/null", sync: false })) })
+    : Fastify();
   if (variant === "empty") {
     app.addHook("onRequest", (_request, _reply, next) => next());
     app.addHook("onResponse", (_request, _reply, next) => next());
@@ -162,13 +181,19 @@ interface Served {
 }
 
 /** One fresh server process: 1 s warm-up, then the measured run; returns req/s and the record count. */
-type Variant = "with" | "without" | "empty" | "spin";
+type Variant = "with" | "without" | "empty" | "spin" | "pino";
 
 async function measure(framework: string, variant: Variant): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), "stowage-bench-http-"));
   const child = spawn(
-    process.execPath,
-    ["--input-type=module", "-e", SERVER, framework, variant, dir],
+    ...onCpu(PIN?.server, process.execPath, [
+      "--input-type=module",
+      "-e",
+      SERVER,
+      framework,
+      variant,
+      dir,
+    ]),
     { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] },
   );
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
@@ -208,13 +233,13 @@ async function measure(framework: string, variant: Variant): Promise<Served> {
 }
 
 console.log(
-  `\n-- adapters: hello-world req/s, autocannon -c ${LOAD.connections} -d ${SECONDS} after 1 s warm-up, fresh server per run, ${ROUNDS} alternating rounds`,
+  `\n-- adapters: hello-world req/s, autocannon -c ${LOAD.connections} -d ${SECONDS} after 1 s warm-up, fresh server per run, ${ROUNDS} alternating rounds, ${PIN ? `server on CPU ${PIN.server}, autocannon on CPU ${PIN.load}` : "not pinned"}`,
 );
 console.log(
-  "   req/s: min/median of the rounds, ratio with/without (goal ≥ 0.9×); empty mw / 1 µs mw: the same ratio for a do-nothing middleware / one that spends 1 µs per request; cpu: server CPU µs per response (all threads), median",
+  "   req/s: min/median of the rounds, ratio with/without (goal ≥ 0.9×); empty mw / 1 µs mw: the same ratio for a do-nothing middleware / one that spends 1 µs per request; own logger: Fastify's request logging (pino, 2 lines per request, to /dev/null), for scale; cpu: server CPU µs per response (all threads), median",
 );
 console.log(
-  `${"framework".padEnd(10)} ${"without req/s".padStart(14)} ${"with req/s".padStart(14)} ${"ratio min/med".padStart(14)} ${"empty mw min/med".padStart(17)} ${"1 µs mw min/med".padStart(16)} ${"cpu without".padStart(12)} ${"cpu with".padStart(9)} ${"records/responses".padStart(18)}`,
+  `${"framework".padEnd(10)} ${"without req/s".padStart(14)} ${"with req/s".padStart(14)} ${"ratio min/med".padStart(14)} ${"empty mw min/med".padStart(17)} ${"1 µs mw min/med".padStart(16)} ${"own logger min/med".padStart(19)} ${"cpu without".padStart(12)} ${"cpu with".padStart(9)} ${"records/responses".padStart(18)}`,
 );
 const names: Record<string, string> = {
   express: "Express 5",
@@ -223,7 +248,7 @@ const names: Record<string, string> = {
 };
 for (const [framework, name] of Object.entries(names)) {
   const records = { delivered: 0, responses: 0 };
-  const cpu: Record<Variant, number[]> = { with: [], without: [], empty: [], spin: [] };
+  const cpu: Record<Variant, number[]> = { with: [], without: [], empty: [], spin: [], pino: [] };
   const run = (variant: Variant) => async () => {
     const r = await measure(framework, variant);
     cpu[variant].push(r.cpuUs);
@@ -233,17 +258,21 @@ for (const [framework, name] of Object.entries(names)) {
     }
     return r.rps;
   };
-  const s = await alternate(ROUNDS, {
+  const s: Record<string, number[]> = await alternate<string>(ROUNDS, {
     without: run("without"),
     with: run("with"),
     empty: run("empty"),
     spin: run("spin"),
+    ...(framework === "fastify" ? { pino: run("pino") } : {}),
   });
   const fmt = (xs: number[]) => `${min(xs).toFixed(0)}/${median(xs).toFixed(0)}`;
-  const ratio = (xs: number[]) =>
-    `${(min(xs) / min(s.without)).toFixed(2)}/${(median(xs) / median(s.without)).toFixed(2)}`;
+  const base = s.without!;
+  const ratio = (xs: number[] | undefined) =>
+    xs === undefined
+      ? "—"
+      : `${(min(xs) / min(base)).toFixed(2)}/${(median(xs) / median(base)).toFixed(2)}`;
   console.log(
-    `${name.padEnd(10)} ${fmt(s.without).padStart(14)} ${fmt(s.with).padStart(14)} ${ratio(s.with).padStart(14)} ${ratio(s.empty).padStart(17)} ${ratio(s.spin).padStart(16)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
+    `${name.padEnd(10)} ${fmt(base).padStart(14)} ${fmt(s.with!).padStart(14)} ${ratio(s.with).padStart(14)} ${ratio(s.empty).padStart(17)} ${ratio(s.spin).padStart(16)} ${ratio(s.pino).padStart(19)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
   );
 }
 
