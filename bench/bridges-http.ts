@@ -7,7 +7,10 @@
  * ratio any middleware costs in that framework, before any logging; and with a
  * middleware that only spends 1 µs of CPU per request (a busy loop before the handler):
  * how much throughput this machine gives up for that much work on the request path —
- * less work than any record costs (JSON.stringify of its fields alone is about 1 µs).
+ * less work than any record costs (JSON.stringify of its fields alone is about 1 µs);
+ * and with pino writing to /dev/null as the request logger (Fastify's own request
+ * logging; for Express and Hono a middleware writing one pino line per request), what an
+ * ecosystem logger that stores nothing costs the same hello world.
  *
  * Each measurement is a fresh server process running plain Node on the built
  * package (`stowage/express`, … from dist/, as an application imports it; no
@@ -56,7 +59,8 @@ if (!existsSync(join(ROOT, "dist", "express.js")))
 /**
  * The server, run by plain `node` in the package directory (so `stowage/…`
  * resolves to dist/ like in an application). argv: framework, "with"|"without",
- * store directory ("empty": a do-nothing middleware, no logger). Prints `{"url"}` when listening; when stdin ends, closes the
+ * store directory ("empty": a do-nothing middleware, "spin": one spending 1 µs, "pino":
+ * pino to /dev/null; none of them with Stowage's logger). Prints `{"url"}` when listening; when stdin ends, closes the
  * server and the logger and prints `{"cpuMs","delivered","rejected","ok"}`, where
  * cpuMs is the process's CPU time (all threads) from the line it was sent on
  * stdin (just before the measured run) to the end of stdin.
@@ -66,6 +70,11 @@ const [framework, variant, dir] = process.argv.slice(1);
 let log = null;
 // "spin": a middleware that only spends 1 µs of CPU per request, before the handler.
 const spin = () => { const end = performance.now() + 0.001; while (performance.now() < end); };
+// "pino": a request logger of the framework's ecosystem writing to /dev/null (no store):
+// Fastify's own request logging (two lines per request); for Express and Hono a middleware
+// that writes one pino line per request when it finishes.
+const pino = variant === "pino" ? await import("pino") : null;
+const devNull = () => pino.pino(pino.destination({ dest: "/dev/null", sync: false }));
 if (variant === "with") {
   const { createLogger } = await import("stowage");
   log = createLogger({ console: false, destination: "local", local: { path: dir } });
@@ -78,6 +87,14 @@ if (framework === "express") {
   const app = express();
   if (variant === "empty") app.use((_req, _res, next) => next());
   if (variant === "spin") app.use((_req, _res, next) => { spin(); next(); });
+  if (pino) {
+    const p = devNull();
+    app.use((req, res, next) => {
+      const start = performance.now();
+      res.on("finish", () => p.info({ method: req.method, url: req.originalUrl, status: res.statusCode, ms: performance.now() - start }, "request completed"));
+      next();
+    });
+  }
   if (log) app.use((await import("stowage/express")).stowageExpress(log));
   app.get("/hello/:id", (_req, res) => void res.send("hello"));
   const s = app.listen(0, host);
@@ -86,11 +103,7 @@ if (framework === "express") {
   close = () => new Promise((r) => s.close(r));
 } else if (framework === "fastify") {
   const { default: Fastify } = await import("fastify");
-  // "pino": Fastify's own request logging (pino, two lines per request) to /dev/null.
-  const pino = variant === "pino" ? await import("pino") : null;
-  const app = pino
-    ? Fastify({ loggerInstance: pino.pino(pino.destination({ dest: "/dev/null", sync: false })) })
-    : Fastify();
+  const app = pino ? Fastify({ loggerInstance: devNull() }) : Fastify();
   if (variant === "empty") {
     app.addHook("onRequest", (_request, _reply, next) => next());
     app.addHook("onResponse", (_request, _reply, next) => next());
@@ -106,6 +119,14 @@ if (framework === "express") {
   const app = new Hono();
   if (variant === "empty") app.use(async (_c, next) => { await next(); });
   if (variant === "spin") app.use(async (_c, next) => { spin(); await next(); });
+  if (pino) {
+    const p = devNull();
+    app.use(async (c, next) => {
+      const start = performance.now();
+      await next();
+      p.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: performance.now() - start }, "request completed");
+    });
+  }
   if (log) app.use((await import("stowage/hono")).stowageHono(log));
   app.get("/hello/:id", (c) => c.text("hello"));
   const s = serve({ fetch: app.fetch, port: 0, hostname: host });
@@ -236,10 +257,10 @@ console.log(
   `\n-- adapters: hello-world req/s, autocannon -c ${LOAD.connections} -d ${SECONDS} after 1 s warm-up, fresh server per run, ${ROUNDS} alternating rounds, ${PIN ? `server on CPU ${PIN.server}, autocannon on CPU ${PIN.load}` : "not pinned"}`,
 );
 console.log(
-  "   req/s: min/median of the rounds, ratio with/without (goal ≥ 0.9×); empty mw / 1 µs mw: the same ratio for a do-nothing middleware / one that spends 1 µs per request; own logger: Fastify's request logging (pino, 2 lines per request, to /dev/null), for scale; cpu: server CPU µs per response (all threads), median",
+  "   req/s: min/median of the rounds, ratio with/without (goal ≥ 0.9×); empty mw / 1 µs mw: the same ratio for a do-nothing middleware / one that spends 1 µs per request; pino: pino to /dev/null as the request logger (Fastify's own, 2 lines per request; Express, Hono: 1 line per request from a middleware), for scale; cpu: server CPU µs per response (all threads), median",
 );
 console.log(
-  `${"framework".padEnd(10)} ${"without req/s".padStart(14)} ${"with req/s".padStart(14)} ${"ratio min/med".padStart(14)} ${"empty mw min/med".padStart(17)} ${"1 µs mw min/med".padStart(16)} ${"own logger min/med".padStart(19)} ${"cpu without".padStart(12)} ${"cpu with".padStart(9)} ${"records/responses".padStart(18)}`,
+  `${"framework".padEnd(10)} ${"without req/s".padStart(14)} ${"with req/s".padStart(14)} ${"ratio min/med".padStart(14)} ${"empty mw min/med".padStart(17)} ${"1 µs mw min/med".padStart(16)} ${"pino min/med".padStart(13)} ${"cpu without".padStart(12)} ${"cpu with".padStart(9)} ${"records/responses".padStart(18)}`,
 );
 const names: Record<string, string> = {
   express: "Express 5",
@@ -258,21 +279,19 @@ for (const [framework, name] of Object.entries(names)) {
     }
     return r.rps;
   };
-  const s: Record<string, number[]> = await alternate<string>(ROUNDS, {
+  const s = await alternate(ROUNDS, {
     without: run("without"),
     with: run("with"),
     empty: run("empty"),
     spin: run("spin"),
-    ...(framework === "fastify" ? { pino: run("pino") } : {}),
+    pino: run("pino"),
   });
   const fmt = (xs: number[]) => `${min(xs).toFixed(0)}/${median(xs).toFixed(0)}`;
-  const base = s.without!;
-  const ratio = (xs: number[] | undefined) =>
-    xs === undefined
-      ? "—"
-      : `${(min(xs) / min(base)).toFixed(2)}/${(median(xs) / median(base)).toFixed(2)}`;
+  const base = s.without;
+  const ratio = (xs: number[]) =>
+    `${(min(xs) / min(base)).toFixed(2)}/${(median(xs) / median(base)).toFixed(2)}`;
   console.log(
-    `${name.padEnd(10)} ${fmt(base).padStart(14)} ${fmt(s.with!).padStart(14)} ${ratio(s.with).padStart(14)} ${ratio(s.empty).padStart(17)} ${ratio(s.spin).padStart(16)} ${ratio(s.pino).padStart(19)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
+    `${name.padEnd(10)} ${fmt(base).padStart(14)} ${fmt(s.with).padStart(14)} ${ratio(s.with).padStart(14)} ${ratio(s.empty).padStart(17)} ${ratio(s.spin).padStart(16)} ${ratio(s.pino).padStart(13)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
   );
 }
 
