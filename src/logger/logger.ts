@@ -103,10 +103,15 @@ export class Logger {
    * @example const req = log.child({ requestId: "r-1" }); req.info("handled");
    */
   child(bindings: Record<string, unknown>): Logger {
+    return new Logger(this.core, this.bindingsJsonWith(bindings), this._level);
+  }
+
+  /** The bindings JSON of `this.child(bindings)`: this logger's, with `bindings` over them. */
+  private bindingsJsonWith(bindings: Record<string, unknown>): string | undefined {
     const serialize = this.core.serialize;
     // The usual child (plain bindings, a parent without any): one redacting walk, straight to JSON.
     if (this.bindingsJson === undefined && isPlainObject(bindings))
-      return new Logger(this.core, serializeField("bindings", bindings, serialize), this._level);
+      return serializeField("bindings", bindings, serialize);
     // A grandchild merges its own sanitised bindings over its parent's (the parent's JSON, parsed).
     const own = sanitizeValue(bindings, serialize) as Record<string, unknown>;
     const parent =
@@ -114,13 +119,9 @@ export class Logger {
         ? undefined
         : (JSON.parse(this.bindingsJson) as Record<string, unknown>);
     const merged = parent ? { ...parent, ...(own ?? {}) } : own;
-    return new Logger(
-      this.core,
-      merged && typeof merged === "object"
-        ? serializeField("bindings", merged, serialize)
-        : undefined,
-      this._level,
-    );
+    return merged && typeof merged === "object"
+      ? serializeField("bindings", merged, serialize)
+      : undefined;
   }
 
   /**
@@ -273,18 +274,10 @@ export class Logger {
     ms: number,
   ): void {
     try {
-      if (bindings !== undefined && (this.bindingsJson !== undefined || !isPlainObject(bindings))) {
-        // A parent with bindings merges them (child()), at the child's own level.
-        this.child(bindings).writeAt(undefined, level, message, data, ms);
-        return;
-      }
       if (!this.enabled(level)) return;
-      const core = this.core;
       const bindingsJson =
-        bindings === undefined
-          ? this.bindingsJson
-          : serializeField("bindings", bindings, core.serialize);
-      emit(core, level, message, data, bindingsJson, ms, false);
+        bindings === undefined ? this.bindingsJson : this.bindingsJsonWith(bindings);
+      emit(this.core, level, message, data, bindingsJson, ms, false);
     } catch {
       // Never throw from a logging call (SPEC §3.2).
     }
