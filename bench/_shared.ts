@@ -11,6 +11,18 @@ export function positiveArg(name: string, fallback: number): number {
   return v;
 }
 
+/**
+ * `--name value` from the command line, one of `choices`, or `fallback` when the flag is
+ * absent; any other value is an error naming the choices.
+ */
+export function choiceArg<T extends string>(name: string, choices: readonly T[], fallback: T): T {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const v = process.argv[i + 1] as T;
+  if (!choices.includes(v)) throw new Error(`--${name} needs one of: ${choices.join(", ")}`);
+  return v;
+}
+
 /** The six-field payload of a request log record, the same in every write-path benchmark. */
 export function requestFields(i: number) {
   return {

@@ -33,7 +33,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { positiveArg } from "./_shared.js";
+import { choiceArg, positiveArg } from "./_shared.js";
 import {
   alternate,
   autocannonRun,
@@ -47,10 +47,7 @@ import {
 const ROUNDS = positiveArg("rounds", 3);
 const SECONDS = positiveArg("seconds", 3);
 const ROOT = join(import.meta.dirname, "..");
-const PIN =
-  process.argv.includes("--pin") && process.argv[process.argv.indexOf("--pin") + 1] === "off"
-    ? undefined
-    : pinning();
+const PIN = choiceArg("pin", ["on", "off"], "on") === "on" ? pinning() : undefined;
 const LOAD: LoadOptions = { connections: 50, seconds: SECONDS, cpu: PIN?.load };
 
 if (!existsSync(join(ROOT, "dist", "express.js")))

@@ -23,7 +23,7 @@ import pino from "pino";
 import { listKeys } from "../src/export/retrying-store.js";
 import { createLogger } from "../src/index.js";
 import { minioStoreOf, startMinio, type RunningMinio } from "../test/support/minio-server.js";
-import { positiveArg, requestFields, rounds, summary } from "./_shared.js";
+import { choiceArg, positiveArg, requestFields, rounds, summary } from "./_shared.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const E2E_RECORDS = positiveArg("records", 1_000_000);
@@ -374,8 +374,6 @@ async function hotPath(): Promise<void> {
   }
 }
 
-const only = process.argv.includes("--only")
-  ? process.argv[process.argv.indexOf("--only") + 1]
-  : undefined;
-if (!only || only === "e2e") await endToEnd();
-if (!only || only === "hot") await hotPath();
+const only = choiceArg("only", ["all", "e2e", "hot"], "all");
+if (only !== "hot") await endToEnd();
+if (only !== "e2e") await hotPath();
