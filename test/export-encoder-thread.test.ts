@@ -91,12 +91,14 @@ describe("encoding thread", () => {
   }
 
   it("§7.2 a worker that dies fails the run clearly, commits nothing and does not hang", async () => {
-    // A row group (10,000 rows × 4 KiB) larger than the worker's heap limit: the worker runs
-    // out of memory and dies. A run that waited for an answer the dead worker cannot give
-    // would never settle: the test's timeout catches that, no clock is asserted.
+    // A row group (10,000 rows) whose 4 KiB values repeat (a new one every 1,000 rows, so
+    // its Parquet dictionary is kept): the worker's heap holds every batch a dictionary
+    // value came from and outgrows its limit, and the worker dies. A run that waited for an
+    // answer the dead worker cannot give would never settle: the test's timeout catches
+    // that, no clock is asserted.
     const big = pgTableName("enc_big");
     await pgExec(
-      `CREATE TABLE ${big} AS SELECT g::bigint AS id, repeat(md5(g::text), 128) AS blob FROM generate_series(1, 30000) g`,
+      `CREATE TABLE ${big} AS SELECT g::bigint AS id, repeat(md5((g / 1000)::text), 128) AS blob FROM generate_series(1, 30000) g`,
     );
     try {
       const cfg = config("postgres", big, "parquet", true, {}, { row_group_bytes: "1GiB" });

@@ -206,6 +206,41 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
     expect(encodings("i64")).not.toContain("RLE_DICTIONARY");
   });
 
+  it("a dictionary that wins is kept to its limit; a column that lost it gives it up early", async () => {
+    // Row groups of 10,000 rows (dictionary limit 2,500 values). `cycle` repeats 1,000 values
+    // in order: more than half of its first 1,024 values are distinct, yet its dictionary
+    // wins in every group. `ids` never repeats: PLAIN in every group.
+    const cols: ColumnSpec[] = [
+      { name: "cycle", kind: "string", sourceType: "text" },
+      { name: "ids", kind: "string", sourceType: "text" },
+      { name: "n", kind: "int32", sourceType: "integer" },
+    ];
+    const f = await createFormat({ format: "parquet", compression: "none" });
+    const parts: Buffer[] = [];
+    const enc = await f.createEncoder(cols, {
+      write: async (c: Uint8Array) => void parts.push(Buffer.from(c)),
+    });
+    const all: Row[] = Array.from({ length: 30_000 }, (_, g) => [
+      `v${g % 1000}`,
+      `id-${g}`,
+      g % 1000,
+    ]);
+    for (let i = 0; i < all.length; i += 2000) await enc.write(all.slice(i, i + 2000));
+    await enc.finish();
+    const file = asArrayBuffer(Buffer.concat(parts));
+    const meta = parquetMetadata(file);
+    expect(meta.row_groups).toHaveLength(3);
+    for (const group of meta.row_groups) {
+      const encodings = (name: string) =>
+        group.columns.find((c) => c.meta_data!.path_in_schema[0] === name)!.meta_data!.encodings;
+      expect(encodings("cycle")).toContain("RLE_DICTIONARY");
+      expect(encodings("n")).toContain("RLE_DICTIONARY");
+      expect(encodings("ids")).not.toContain("RLE_DICTIONARY");
+    }
+    const back = await parquetReadObjects({ file, compressors });
+    expect(back.map((r) => [r.cycle, r.ids, r.n])).toEqual(all);
+  });
+
   it("the footer gathered group by group is byte for byte the one hyparquet-writer writes at once", () => {
     const schema = [
       { name: "root", num_children: 2 },

@@ -70,8 +70,15 @@ class Scratch {
   }
 }
 
+/** `ColumnChunkBuilder.addRange` layouts. */
+const OTHER = 0;
+const INT64 = 1;
+const STRING = 2;
+
 /** Dictionaries pay off when distinct values are at most this share of the non-null values. */
 const DICTIONARY_SHARE = 0.25;
+/** Distinct values after which a dictionary that holds more than half the values seen is given up. */
+const DICTIONARY_PROBE = 512;
 
 const lessThan = (a: unknown, b: unknown) => (a as number) < (b as number);
 
@@ -199,6 +206,10 @@ export class ColumnChunkBuilder {
   private readonly dictionaryLimit: number;
   /** Statistics are kept for this column (its bytes order as its values do). */
   private readonly ordered: boolean;
+  /** The column's previous chunk was written without a dictionary. */
+  private plainBefore = false;
+  /** Which loop `addRange` runs: `INT64`, `STRING` or `OTHER` (value by value). */
+  private readonly layout: number;
 
   constructor(
     readonly col: ChunkColumn,
@@ -211,12 +222,121 @@ export class ColumnChunkBuilder {
     this.dictionaryLimit = Math.max(16, Math.floor(maxRows * DICTIONARY_SHARE));
     this.ordered =
       col.physical !== "FIXED_LEN_BYTE_ARRAY" && col.kind !== "bytes" && col.kind !== "json";
+    this.layout =
+      col.physical === "INT64"
+        ? INT64
+        : col.physical === "BYTE_ARRAY" && col.kind !== "bytes"
+          ? STRING
+          : OTHER;
     this.reset();
   }
 
   /** Encoded bytes pending (PLAIN values and levels). */
   get bytes(): number {
     return this.plain.pos + this.rows;
+  }
+
+  /**
+   * Adds column `col` of `rows[from, to)`. The common layouts (64-bit integers, decimals
+   * held as INT64, strings) have a loop of their own, so each loop's property accesses
+   * and calls see one type and V8 compiles them straight; the rest go value by value.
+   */
+  addRange(rows: readonly (readonly unknown[])[], col: number, from: number, to: number): void {
+    const need = this.rows + (to - from);
+    while (need > this.defs.length) this.defs = grow(this.defs);
+    if (this.layout === INT64) this.addInt64(rows, col, from, to);
+    else if (this.layout === STRING) this.addStrings(rows, col, from, to);
+    else for (let r = from; r < to; r++) this.add(rows[r]![col]);
+  }
+
+  /** INT64 values (integers, timestamps, decimals as unscaled integers): PLAIN and min/max. */
+  private addInt64(rows: readonly (readonly unknown[])[], col: number, from: number, to: number) {
+    const s = this.plain;
+    s.reserve(8 * (to - from));
+    const view = s.view;
+    const defs = this.defs;
+    const scale = this.col.scale;
+    let pos = s.pos;
+    let r = this.rows;
+    let nulls = this.nulls;
+    let min = this.min as number | bigint | undefined;
+    let max = this.max as number | bigint | undefined;
+    for (let i = from; i < to; i++) {
+      const v = rows[i]![col];
+      if (v === null || v === undefined) {
+        defs[r++] = 0;
+        nulls++;
+        continue;
+      }
+      defs[r++] = 1;
+      const u = scale !== undefined ? unscaledDecimal(v as string, scale) : (v as number | bigint);
+      if (typeof u === "number") {
+        const hi = Math.floor(u / 4294967296);
+        view.setUint32(pos, u - hi * 4294967296, true);
+        view.setInt32(pos + 4, hi, true);
+      } else view.setBigInt64(pos, u, true);
+      pos += 8;
+      if (min === undefined || u < min) min = u;
+      if (max === undefined || u > max) max = u;
+    }
+    s.pos = pos;
+    this.rows = r;
+    this.nulls = nulls;
+    this.min = min;
+    this.max = max;
+  }
+
+  /** Strings (UTF-8 BYTE_ARRAY): PLAIN, min/max unless JSON, and the dictionary while it pays. */
+  private addStrings(rows: readonly (readonly unknown[])[], col: number, from: number, to: number) {
+    const s = this.plain;
+    const defs = this.defs;
+    const ordered = this.ordered;
+    let r = this.rows;
+    let nulls = this.nulls;
+    let min = this.min as string | undefined;
+    let max = this.max as string | undefined;
+    let ascii = s.ascii;
+    for (let i = from; i < to; i++) {
+      const v = rows[i]![col];
+      if (v === null || v === undefined) {
+        defs[r++] = 0;
+        nulls++;
+        continue;
+      }
+      defs[r++] = 1;
+      const str = v as string;
+      const n = str.length;
+      s.reserve(4 + 3 * n);
+      const at = s.pos + 4;
+      const len = utf8Write(s.buf, str, at);
+      s.view.setUint32(s.pos, len, true);
+      s.pos = at + len;
+      ascii &&= len === n;
+      if (ordered) {
+        if (min === undefined || str < min) min = str;
+        if (max === undefined || str > max) max = str;
+      }
+      const index = this.index;
+      if (index === undefined) continue;
+      let slot = index.get(str);
+      if (slot === undefined) {
+        if (this.dictionaryLost(r - nulls)) {
+          this.index = undefined; // too many distinct values: PLAIN it is
+          continue;
+        }
+        slot = this.dictValues.length;
+        index.set(str, slot);
+        this.dictValues.push(str);
+      }
+      const k = r - 1 - nulls;
+      if (k === this.indexes.length) this.indexes = grow(this.indexes);
+      this.indexes[k] = slot;
+    }
+    s.ascii = ascii;
+    this.rows = r;
+    this.nulls = nulls;
+    this.min = min;
+    this.max = max;
   }
 
   add(v: unknown): void {
@@ -237,7 +357,7 @@ export class ColumnChunkBuilder {
     if (index === undefined) return;
     let at = index.get(v);
     if (at === undefined) {
-      if (this.dictValues.length >= this.dictionaryLimit) {
+      if (this.dictionaryLost(r + 1 - this.nulls)) {
         this.index = undefined; // too many distinct values: PLAIN it is
         return;
       }
@@ -250,6 +370,22 @@ export class ColumnChunkBuilder {
     this.indexes[k] = at;
   }
 
+  /**
+   * Whether the dictionary is given up before a new distinct value, `seen` non-NULL
+   * values in: at its limit; and, when the column's previous chunk went PLAIN, once past
+   * `DICTIONARY_PROBE` distinct values that are more than half of those seen (ids, notes,
+   * codes: filling the map up to the limit in every chunk costs about as much as the
+   * chunk's strings themselves). A column whose chunks win their dictionary keeps it up to
+   * the limit, however its values are ordered.
+   */
+  private dictionaryLost(seen: number): boolean {
+    const distinct = this.dictValues.length;
+    return (
+      distinct >= this.dictionaryLimit ||
+      (this.plainBefore && distinct >= DICTIONARY_PROBE && 2 * distinct > seen)
+    );
+  }
+
   /** Writes the chunk at the writer's offset, returns its metadata, and starts an empty chunk. */
   writeTo(writer: Writer, codec: Codec, compress: Compressor | undefined): WrittenChunk {
     const start = writer.offset;
@@ -259,6 +395,7 @@ export class ColumnChunkBuilder {
       this.index !== undefined &&
       nonNull >= 16 &&
       this.dictValues.length <= nonNull * DICTIONARY_SHARE;
+    if (this.dictionaryKind) this.plainBefore = !dict;
     let uncompressed = 0;
     let dictionaryOffset: bigint | undefined;
     let values: Buffer = this.plain.bytes();

@@ -279,11 +279,15 @@ class ParquetEncoder implements Encoder {
     const rows = batchRows(batch);
     const builders = this.builders;
     const n = builders.length;
-    for (const row of rows) {
-      for (let i = 0; i < n; i++) builders[i]!.add(row[i]);
-      this.rows++;
-      // The byte check sums every column: every 64 rows, and before any row group could pass
-      // its budget by more than those rows' bytes.
+    // Column by column over runs of rows that end where a row group may end: at its row
+    // limit, or every 64 rows, where the byte check sums every column (so no row group
+    // passes its budget by more than those rows' bytes).
+    for (let at = 0; at < rows.length;) {
+      const run = Math.min(this.rowGroupRows - this.rows, 64 - (this.rows & 63));
+      const end = Math.min(rows.length, at + run);
+      for (let i = 0; i < n; i++) builders[i]!.addRange(rows, i, at, end);
+      this.rows += end - at;
+      at = end;
       if (
         this.rows >= this.rowGroupRows ||
         ((this.rows & 63) === 0 && this.groupBytes >= this.rowGroupBytes)

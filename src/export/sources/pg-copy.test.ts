@@ -116,6 +116,32 @@ describe("binary COPY parser", () => {
       expect(parseCsv([whole.subarray(0, cut), whole.subarray(cut)])).toBe(expectedCsv);
   });
 
+  it("text values are their bytes' text whatever the column's text cache holds", () => {
+    // A column that repeats a few values (the cache serves them), values that differ only
+    // in their last byte or in length, non-ASCII text, values longer than the cache keeps,
+    // more distinct values than it has room for, then a run of unique values long enough
+    // to turn it off, and the first values again after that.
+    const texts = [
+      ...Array.from(
+        { length: 3000 },
+        (_, g) => ["paid", "new", "shipped", "ne", "neu", "pa"][g % 6]!,
+      ),
+      ...["héllo ✓", "héllo ✗", "😀", "", "x".repeat(40), "x".repeat(41), "x".repeat(32)],
+      ...Array.from({ length: 40 }, (_, g) => `slot-${g % 20}`),
+      ...Array.from({ length: 5000 }, (_, g) => `unique-${g}`),
+      ...["paid", "new", "héllo ✓", "slot-3"],
+    ];
+    const rows = texts.map((t, g) => [g, t, null] as const);
+    const expected = rows.map(([i, t]) => [i, t, null]);
+    expect(parse([stream(rows)]).rows).toEqual(expected);
+    // Every cut point of the same stream reads the same values (a fresh cache per query).
+    const whole = stream(rows.slice(0, 200));
+    for (let cut = 1; cut < whole.length; cut += 97)
+      expect(parse([whole.subarray(0, cut), whole.subarray(cut)]).rows).toEqual(
+        expected.slice(0, 200),
+      );
+  });
+
   it("a stream without the PGCOPY signature is a source error", () => {
     const bad = Buffer.from(whole);
     bad[0] = 0x51;

@@ -87,6 +87,54 @@ function dateDays(b: Buffer, p: number): number {
 
 const utf8: Decoder = (b, p, len) => utf8Slice(b, p, p + len);
 
+/** Values a column's text cache holds, and the longest value it holds (bytes). */
+const TEXT_CACHE_SLOTS = 16;
+const TEXT_CACHE_BYTES = 32;
+/** Lookups between the text cache's checks of its hit rate. */
+const TEXT_CACHE_ROUND = 1024;
+
+/**
+ * A text column's decoder (one per column per query) that keeps its first few short
+ * values: columns such as a status, a currency or a country code repeat a handful of
+ * strings, and comparing a few bytes costs far less than making each string again (the
+ * same string objects also make the Parquet dictionary's lookups cheap). When more than
+ * half of a round of lookups miss, it stops looking and decodes every value.
+ */
+function cachedText(): Decoder {
+  const bytes = Buffer.alloc(TEXT_CACHE_SLOTS * TEXT_CACHE_BYTES);
+  const lengths = new Int32Array(TEXT_CACHE_SLOTS);
+  const strings: string[] = [];
+  let lookups = 0;
+  let misses = 0;
+  let on = true;
+  return (b, p, len) => {
+    if (!on || len > TEXT_CACHE_BYTES) return utf8Slice(b, p, p + len);
+    const used = strings.length;
+    for (let k = 0; k < used; k++) {
+      if (lengths[k] !== len) continue;
+      const at = k * TEXT_CACHE_BYTES;
+      let j = 0;
+      while (j < len && bytes[at + j] === b[p + j]) j++;
+      if (j === len) {
+        if (++lookups === TEXT_CACHE_ROUND) lookups = misses = 0;
+        return strings[k]!;
+      }
+    }
+    const text = utf8Slice(b, p, p + len);
+    if (used < TEXT_CACHE_SLOTS) {
+      b.copy(bytes, used * TEXT_CACHE_BYTES, p, p + len);
+      lengths[used] = len;
+      strings.push(text);
+    }
+    misses++;
+    if (++lookups === TEXT_CACHE_ROUND) {
+      on = 2 * misses <= lookups;
+      lookups = misses = 0;
+    }
+    return text;
+  };
+}
+
 /** Room `writeNumeric` needs at most for the field at `p`. */
 function numericRoom(b: Buffer, p: number): number {
   return 4 * Math.max(int16(b, p + 2) + 1, 1) + Math.max(int16(b, p + 6), 0) + 12;
@@ -125,8 +173,37 @@ function writeNumeric(b: Buffer, p: number, out: Buffer, at: number): number {
   return at;
 }
 
-const numericText: Decoder = (b, p) =>
-  textOf(numericRoom(b, p), (o, at) => writeNumeric(b, p, o, at));
+/** `PAD[n]`: n zeros, the left padding of a fraction group's digits. */
+const PAD = ["", "0", "00", "000"];
+
+/**
+ * `writeNumeric`'s text as a string, made in JavaScript for numbers whose integer part
+ * fits in three base-10000 digits (below 10^12): no buffer, no native call per value.
+ * Larger integer parts and NaN/±Infinity take `writeNumeric`.
+ */
+const numericText: Decoder = (b, p) => {
+  const ndigits = int16(b, p);
+  const weight = int16(b, p + 2);
+  const sign = uint16(b, p + 4);
+  const dscale = int16(b, p + 6);
+  if (weight > 2 || (sign !== 0 && sign !== 0x4000))
+    return textOf(numericRoom(b, p), (o, at) => writeNumeric(b, p, o, at));
+  const d0 = p + 8;
+  let int = 0;
+  for (let k = 0; k <= weight; k++) int = int * 10000 + (k < ndigits ? uint16(b, d0 + 2 * k) : 0);
+  let text = sign === 0x4000 ? "-" + int : "" + int;
+  if (dscale > 0) {
+    text += ".";
+    for (let k = weight + 1, left = dscale; left > 0; k++, left -= 4) {
+      const d = k >= 0 && k < ndigits ? uint16(b, d0 + 2 * k) : 0;
+      const width = left >= 4 ? 4 : left;
+      const v = width === 4 ? d : Math.floor(d / 10 ** (4 - width));
+      const digits = "" + v;
+      text += PAD[width - digits.length]! + digits;
+    }
+  }
+  return text;
+};
 
 const HEX = Buffer.from("0123456789abcdef", "latin1");
 
@@ -276,9 +353,10 @@ export function copyDecoders(
   typed: readonly string[],
   labelTypes: ReadonlySet<number> = new Set(),
 ): Decoder[] | undefined {
-  return codecsOf(fields, labelTypes)?.map((c, i) =>
-    textValues && !typed.includes(fields[i]!.name) ? c.text : c.typed,
-  );
+  return codecsOf(fields, labelTypes)?.map((c, i) => {
+    const d = textValues && !typed.includes(fields[i]!.name) ? c.text : c.typed;
+    return d === utf8 ? cachedText() : d;
+  });
 }
 
 /** How the COPY stream's rows become batches: values (`Row[]`) or CSV lines (with typed key columns). */
