@@ -316,21 +316,7 @@ export class ColumnChunkBuilder {
         if (min === undefined || str < min) min = str;
         if (max === undefined || str > max) max = str;
       }
-      const index = this.index;
-      if (index === undefined) continue;
-      let slot = index.get(str);
-      if (slot === undefined) {
-        if (this.dictionaryLost(r - nulls)) {
-          this.index = undefined; // too many distinct values: PLAIN it is
-          continue;
-        }
-        slot = this.dictValues.length;
-        index.set(str, slot);
-        this.dictValues.push(str);
-      }
-      const k = r - 1 - nulls;
-      if (k === this.indexes.length) this.indexes = grow(this.indexes);
-      this.indexes[k] = slot;
+      if (this.index !== undefined) this.toDictionary(str, r - 1 - nulls);
     }
     s.ascii = ascii;
     this.rows = r;
@@ -353,21 +339,28 @@ export class ColumnChunkBuilder {
       if (this.min === undefined || lessThan(cmp, this.min)) this.min = cmp;
       if (this.max === undefined || lessThan(this.max, cmp)) this.max = cmp;
     }
-    const index = this.index;
-    if (index === undefined) return;
-    let at = index.get(v);
-    if (at === undefined) {
-      if (this.dictionaryLost(r + 1 - this.nulls)) {
+    if (this.index !== undefined) this.toDictionary(v, r - this.nulls);
+  }
+
+  /**
+   * Puts non-NULL value number `k` of the chunk into the dictionary (a new entry for a
+   * value not seen before), unless the dictionary is given up at this value: then the
+   * chunk is PLAIN.
+   */
+  private toDictionary(v: unknown, k: number): void {
+    const index = this.index!;
+    let slot = index.get(v);
+    if (slot === undefined) {
+      if (this.dictionaryLost(k + 1)) {
         this.index = undefined; // too many distinct values: PLAIN it is
         return;
       }
-      at = this.dictValues.length;
-      index.set(v, at);
+      slot = this.dictValues.length;
+      index.set(v, slot);
       this.dictValues.push(v);
     }
-    const k = r - this.nulls;
     if (k === this.indexes.length) this.indexes = grow(this.indexes);
-    this.indexes[k] = at;
+    this.indexes[k] = slot;
   }
 
   /**
