@@ -109,27 +109,24 @@ function cachedText(): Decoder {
   let on = true;
   return (b, p, len) => {
     if (!on || len > TEXT_CACHE_BYTES) return utf8Slice(b, p, p + len);
+    if (++lookups === TEXT_CACHE_ROUND) {
+      on = 2 * misses <= lookups; // this lookup still runs
+      lookups = misses = 0;
+    }
     const used = strings.length;
     for (let k = 0; k < used; k++) {
       if (lengths[k] !== len) continue;
       const at = k * TEXT_CACHE_BYTES;
       let j = 0;
       while (j < len && bytes[at + j] === b[p + j]) j++;
-      if (j === len) {
-        if (++lookups === TEXT_CACHE_ROUND) lookups = misses = 0;
-        return strings[k]!;
-      }
+      if (j === len) return strings[k]!;
     }
+    misses++;
     const text = utf8Slice(b, p, p + len);
     if (used < TEXT_CACHE_SLOTS) {
       b.copy(bytes, used * TEXT_CACHE_BYTES, p, p + len);
       lengths[used] = len;
       strings.push(text);
-    }
-    misses++;
-    if (++lookups === TEXT_CACHE_ROUND) {
-      on = 2 * misses <= lookups;
-      lookups = misses = 0;
     }
     return text;
   };
