@@ -6,7 +6,9 @@ import {
   formatDate,
   formatTimestamp,
   parseDateText,
+  parseTimestampMicros,
   parseTimestampText,
+  safeInteger,
   timestampTextToIso,
   dateTextToIso,
 } from "./values.js";
@@ -106,6 +108,29 @@ describe("timestamp fast path", () => {
       parseTimestampText("2024-02-29T23:59:59.5 BC"),
     );
     expect(() => parseTimestampText("2024-0x-29 23:59:59")).toThrow(/cannot be represented/);
+    expect(() => parseTimestampText("2024-01x29 23:59:59")).toThrow(/cannot be represented/);
+  });
+
+  it("§7.2 the fast path agrees with the general parser on random timestamps, month after month", () => {
+    // Runs of values in one month and jumps between months, years 1–9999, fractions of
+    // 0–7 digits and offsets: the fast path keeps the last month's day number.
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pad = (v: number, w: number) => String(v).padStart(w, "0");
+    for (let k = 0; k < 4000; k++) {
+      const year = k % 50 < 40 ? 2024 : 1 + rand(9999);
+      const month = k % 50 < 40 ? 1 + (Math.floor(k / 200) % 12) : 1 + rand(12);
+      const fracDigits = rand(8);
+      const frac = fracDigits ? "." + pad(rand(10 ** Math.min(fracDigits, 7)), fracDigits) : "";
+      const off = ["", "+00", "-08", "+05:30", "-03:45"][rand(5)]!;
+      const text = `${pad(year, 4)}-${pad(month, 2)}-${pad(1 + rand(28), 2)} ${pad(rand(24), 2)}:${pad(rand(60), 2)}:${pad(rand(60), 2)}${frac}${off}`;
+      const viaRegex = parseTimestampText(text.replace(" ", "T"));
+      expect(parseTimestampText(text), text).toBe(viaRegex);
+      expect(parseTimestampMicros(text), text).toBe(safeInteger(viaRegex)); // a bigint past 2^53 µs
+    }
   });
 
   it("§7.2 text values: database text → export text is exactly format(parse(text))", () => {

@@ -74,7 +74,7 @@ export function safeInteger(v: bigint | string): number | bigint {
  */
 export function parseTimestampText(text: string): bigint {
   const fast = parseTimestampFast(text);
-  if (fast !== undefined) return fast;
+  if (fast !== undefined) return BigInt(fast);
   const m = TS_RE.exec(text);
   if (!m) throw notRepresentable(text, "timestamp");
   const year = m[12] ? 1 - Number(m[1]) : Number(m[1]);
@@ -88,29 +88,71 @@ export function parseTimestampText(text: string): bigint {
   return BigInt(days) * MICROS_PER_DAY + BigInt(seconds * 1_000_000 + frac);
 }
 
-const DIGIT_POSITIONS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+/**
+ * `parseTimestampText` as a number when it is a safe integer (the export value of a
+ * timestamp: no bigint made for the common case), else as a bigint.
+ * @example parseTimestampMicros("1970-01-01 00:00:01") // 1000000
+ */
+export function parseTimestampMicros(text: string): number | bigint {
+  return parseTimestampFast(text) ?? safeInteger(parseTimestampText(text));
+}
+
 const d2 = (t: string, i: number) => (t.charCodeAt(i) - 48) * 10 + t.charCodeAt(i + 1) - 48;
 
+/** The day number of the first of the last month parsed: a column's timestamps mostly share it. */
+let lastMonth = NaN;
+let lastMonthDays = 0;
+
 /**
- * The common shape `YYYY-MM-DD HH:MM:SS[.f…][±HH[:MM]]` without regex or intermediate
- * bigints (the hot path of timestamp columns); anything else returns undefined.
+ * The common shape `YYYY-MM-DD HH:MM:SS[.f…][±HH[:MM]]` without regex, bigints or a
+ * calendar computation per value (the hot path of timestamp columns read as text);
+ * anything else returns undefined.
  */
-function parseTimestampFast(t: string): bigint | undefined {
+function parseTimestampFast(t: string): number | undefined {
   const n = t.length;
   if (
     n < 19 ||
     t.charCodeAt(4) !== 45 ||
+    t.charCodeAt(7) !== 45 ||
     t.charCodeAt(10) !== 32 ||
     t.charCodeAt(13) !== 58 ||
     t.charCodeAt(16) !== 58
   )
     return undefined;
-  const year = d2(t, 0) * 100 + d2(t, 2);
-  let seconds = d2(t, 11) * 3600 + d2(t, 14) * 60 + d2(t, 17);
-  for (const p of DIGIT_POSITIONS) {
-    const c = t.charCodeAt(p);
-    if (c < 48 || c > 57) return undefined;
-  }
+  const y0 = t.charCodeAt(0) - 48;
+  const y1 = t.charCodeAt(1) - 48;
+  const y2 = t.charCodeAt(2) - 48;
+  const y3 = t.charCodeAt(3) - 48;
+  const m0 = t.charCodeAt(5) - 48;
+  const m1 = t.charCodeAt(6) - 48;
+  const dd0 = t.charCodeAt(8) - 48;
+  const dd1 = t.charCodeAt(9) - 48;
+  const h0 = t.charCodeAt(11) - 48;
+  const h1 = t.charCodeAt(12) - 48;
+  const i0 = t.charCodeAt(14) - 48;
+  const i1 = t.charCodeAt(15) - 48;
+  const s0 = t.charCodeAt(17) - 48;
+  const s1 = t.charCodeAt(18) - 48;
+  // Every one a digit: none negative (the OR), none above 9.
+  if (
+    (y0 | y1 | y2 | y3 | m0 | m1 | dd0 | dd1 | h0 | h1 | i0 | i1 | s0 | s1) < 0 ||
+    y0 > 9 ||
+    y1 > 9 ||
+    y2 > 9 ||
+    y3 > 9 ||
+    m0 > 9 ||
+    m1 > 9 ||
+    dd0 > 9 ||
+    dd1 > 9 ||
+    h0 > 9 ||
+    h1 > 9 ||
+    i0 > 9 ||
+    i1 > 9 ||
+    s0 > 9 ||
+    s1 > 9
+  )
+    return undefined;
+  let seconds = (h0 * 10 + h1) * 3600 + (i0 * 10 + i1) * 60 + s0 * 10 + s1;
   let i = 19;
   let frac = 0;
   if (t.charCodeAt(i) === 46) {
@@ -131,10 +173,16 @@ function parseTimestampFast(t: string): bigint | undefined {
     const off = d2(t, i + 1) * 3600 + (n - i === 6 ? d2(t, i + 4) * 60 : 0);
     seconds -= sign === 45 ? -off : off;
   }
-  const days = daysFromCivil(year, d2(t, 5), d2(t, 8));
+  const year = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
+  const month = m0 * 10 + m1;
+  const ym = year * 100 + month;
+  if (ym !== lastMonth) {
+    lastMonthDays = daysFromCivil(year, month, 1);
+    lastMonth = ym;
+  }
+  const days = lastMonthDays + dd0 * 10 + dd1 - 1;
   const micros = days * 86_400_000_000 + seconds * 1_000_000 + frac;
-  if (!Number.isSafeInteger(micros)) return undefined;
-  return BigInt(micros);
+  return Number.isSafeInteger(micros) ? micros : undefined;
 }
 
 /** The last day formatted: a batch's timestamps mostly share their day. */

@@ -6,7 +6,12 @@
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { connectionHint } from "./connect-hint.js";
 import { StowageError } from "../../shared/errors.js";
-import { dateTextToIso, parseDateText, parseTimestampText, timestampTextToIso } from "../values.js";
+import {
+  dateTextToIso,
+  parseDateText,
+  parseTimestampMicros,
+  timestampTextToIso,
+} from "../values.js";
 import type {
   ColumnKind,
   ColumnSpec,
@@ -114,9 +119,9 @@ export function mysqlColumn(f: MyField): [ColumnSpec, Convert | undefined] {
     case 0x0e:
       return [col("date", "DATE"), zeroToNull(parseDateText)];
     case 0x0c:
-      return [col("timestamp", "DATETIME"), zeroToNull(parseTimestampText)];
+      return [col("timestamp", "DATETIME"), zeroToNull(parseTimestampMicros)];
     case 0x07:
-      return [col("timestamptz", "TIMESTAMP"), zeroToNull(parseTimestampText)];
+      return [col("timestamptz", "TIMESTAMP"), zeroToNull(parseTimestampMicros)];
     case 0x10:
       return f.columnLength === 1
         ? [col("bool", "BIT(1)"), toBool]
