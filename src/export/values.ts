@@ -74,7 +74,20 @@ export function safeInteger(v: bigint | string): number | bigint {
  */
 export function parseTimestampText(text: string): bigint {
   const fast = parseTimestampFast(text);
-  if (fast !== undefined) return BigInt(fast);
+  return fast !== undefined ? BigInt(fast) : parseTimestampGeneral(text);
+}
+
+/**
+ * `parseTimestampText` as a number when it is a safe integer (the export value of a
+ * timestamp: no bigint made for the common case), else as a bigint.
+ * @example parseTimestampMicros("1970-01-01 00:00:01") // 1000000
+ */
+export function parseTimestampMicros(text: string): number | bigint {
+  return parseTimestampFast(text) ?? safeInteger(parseTimestampGeneral(text));
+}
+
+/** Every shape `parseTimestampText` accepts (BC years, `T`, `Z`, offsets with seconds), by regex. */
+function parseTimestampGeneral(text: string): bigint {
   const m = TS_RE.exec(text);
   if (!m) throw notRepresentable(text, "timestamp");
   const year = m[12] ? 1 - Number(m[1]) : Number(m[1]);
@@ -86,15 +99,6 @@ export function parseTimestampText(text: string): bigint {
   }
   const frac = m[7] ? Number((m[7] + "00000").slice(0, 6)) : 0;
   return BigInt(days) * MICROS_PER_DAY + BigInt(seconds * 1_000_000 + frac);
-}
-
-/**
- * `parseTimestampText` as a number when it is a safe integer (the export value of a
- * timestamp: no bigint made for the common case), else as a bigint.
- * @example parseTimestampMicros("1970-01-01 00:00:01") // 1000000
- */
-export function parseTimestampMicros(text: string): number | bigint {
-  return parseTimestampFast(text) ?? safeInteger(parseTimestampText(text));
 }
 
 const d2 = (t: string, i: number) => (t.charCodeAt(i) - 48) * 10 + t.charCodeAt(i + 1) - 48;
@@ -119,40 +123,15 @@ function parseTimestampFast(t: string): number | undefined {
     t.charCodeAt(16) !== 58
   )
     return undefined;
-  const y0 = t.charCodeAt(0) - 48;
-  const y1 = t.charCodeAt(1) - 48;
-  const y2 = t.charCodeAt(2) - 48;
-  const y3 = t.charCodeAt(3) - 48;
-  const m0 = t.charCodeAt(5) - 48;
-  const m1 = t.charCodeAt(6) - 48;
-  const dd0 = t.charCodeAt(8) - 48;
-  const dd1 = t.charCodeAt(9) - 48;
-  const h0 = t.charCodeAt(11) - 48;
-  const h1 = t.charCodeAt(12) - 48;
-  const i0 = t.charCodeAt(14) - 48;
-  const i1 = t.charCodeAt(15) - 48;
-  const s0 = t.charCodeAt(17) - 48;
-  const s1 = t.charCodeAt(18) - 48;
-  // Every one a digit: none negative (the OR), none above 9.
-  if (
-    (y0 | y1 | y2 | y3 | m0 | m1 | dd0 | dd1 | h0 | h1 | i0 | i1 | s0 | s1) < 0 ||
-    y0 > 9 ||
-    y1 > 9 ||
-    y2 > 9 ||
-    y3 > 9 ||
-    m0 > 9 ||
-    m1 > 9 ||
-    dd0 > 9 ||
-    dd1 > 9 ||
-    h0 > 9 ||
-    h1 > 9 ||
-    i0 > 9 ||
-    i1 > 9 ||
-    s0 > 9 ||
-    s1 > 9
-  )
-    return undefined;
-  let seconds = (h0 * 10 + h1) * 3600 + (i0 * 10 + i1) * 60 + s0 * 10 + s1;
+  const century = twoDigits(t, 0);
+  const yy = twoDigits(t, 2);
+  const month = twoDigits(t, 5);
+  const day = twoDigits(t, 8);
+  const hh = twoDigits(t, 11);
+  const mi = twoDigits(t, 14);
+  const ss = twoDigits(t, 17);
+  if ((century | yy | month | day | hh | mi | ss) < 0) return undefined;
+  let seconds = hh * 3600 + mi * 60 + ss;
   let i = 19;
   let frac = 0;
   if (t.charCodeAt(i) === 46) {
@@ -170,19 +149,26 @@ function parseTimestampFast(t: string): number | undefined {
   if (i < n) {
     const sign = t.charCodeAt(i);
     if ((sign !== 43 && sign !== 45) || (n - i !== 3 && n - i !== 6)) return undefined;
-    const off = d2(t, i + 1) * 3600 + (n - i === 6 ? d2(t, i + 4) * 60 : 0);
+    const offH = twoDigits(t, i + 1);
+    const offM = n - i === 6 ? twoDigits(t, i + 4) : 0;
+    if ((offH | offM) < 0 || (n - i === 6 && t.charCodeAt(i + 3) !== 58)) return undefined;
+    const off = offH * 3600 + offM * 60;
     seconds -= sign === 45 ? -off : off;
   }
-  const year = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
-  const month = m0 * 10 + m1;
-  const ym = year * 100 + month;
+  const ym = (century * 100 + yy) * 100 + month;
   if (ym !== lastMonth) {
-    lastMonthDays = daysFromCivil(year, month, 1);
+    lastMonthDays = daysFromCivil(century * 100 + yy, month, 1);
     lastMonth = ym;
   }
-  const days = lastMonthDays + dd0 * 10 + dd1 - 1;
-  const micros = days * 86_400_000_000 + seconds * 1_000_000 + frac;
+  const micros = (lastMonthDays + day - 1) * 86_400_000_000 + seconds * 1_000_000 + frac;
   return Number.isSafeInteger(micros) ? micros : undefined;
+}
+
+/** The two digits at `t[i]`, `t[i + 1]` as a number, or -1 when either is not a digit. */
+function twoDigits(t: string, i: number): number {
+  const a = t.charCodeAt(i) - 48;
+  const b = t.charCodeAt(i + 1) - 48;
+  return a >>> 0 > 9 || b >>> 0 > 9 ? -1 : a * 10 + b;
 }
 
 /** The last day formatted: a batch's timestamps mostly share their day. */

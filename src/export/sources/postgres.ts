@@ -33,7 +33,7 @@ type Parser = (text: string) => unknown;
 const identity: Parser = (t) => t;
 const parseBytea: Parser = (t) =>
   t.startsWith("\\x") ? Buffer.from(t.slice(2), "hex") : Buffer.from(t, "latin1");
-const ts: Parser = (t) => parseTimestampMicros(t);
+const ts: Parser = parseTimestampMicros;
 
 /** OID → [type name, kind, parser]. Any other type is exported as its text form. */
 const TYPES: Record<number, [string, ColumnKind, Parser]> = {
