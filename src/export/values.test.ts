@@ -109,6 +109,8 @@ describe("timestamp fast path", () => {
     );
     expect(() => parseTimestampText("2024-0x-29 23:59:59")).toThrow(/cannot be represented/);
     expect(() => parseTimestampText("2024-01x29 23:59:59")).toThrow(/cannot be represented/);
+    expect(() => parseTimestampText("2024-01-29 23:59:59+0x")).toThrow(/cannot be represented/);
+    expect(() => parseTimestampText("2024-01-29 23:59:59+05x30")).toThrow(/cannot be represented/);
   });
 
   it("§7.2 the fast path agrees with the general parser on random timestamps, month after month", () => {
