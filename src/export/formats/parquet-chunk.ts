@@ -216,18 +216,12 @@ export class ColumnChunkBuilder {
     maxRows: number,
   ) {
     this.encode = plainWriter(col);
-    this.dictionaryKind =
-      (col.physical === "BYTE_ARRAY" && col.kind !== "bytes") ||
-      (col.physical === "INT32" && col.scale === undefined);
+    const text = col.physical === "BYTE_ARRAY" && col.kind !== "bytes";
+    this.dictionaryKind = text || (col.physical === "INT32" && col.scale === undefined);
     this.dictionaryLimit = Math.max(16, Math.floor(maxRows * DICTIONARY_SHARE));
     this.ordered =
       col.physical !== "FIXED_LEN_BYTE_ARRAY" && col.kind !== "bytes" && col.kind !== "json";
-    this.layout =
-      col.physical === "INT64"
-        ? INT64
-        : col.physical === "BYTE_ARRAY" && col.kind !== "bytes"
-          ? STRING
-          : OTHER;
+    this.layout = col.physical === "INT64" ? INT64 : text ? STRING : OTHER;
     this.reset();
   }
 
@@ -388,7 +382,7 @@ export class ColumnChunkBuilder {
       this.index !== undefined &&
       nonNull >= 16 &&
       this.dictValues.length <= nonNull * DICTIONARY_SHARE;
-    if (this.dictionaryKind) this.plainBefore = !dict;
+    this.plainBefore = !dict; // read only by columns that keep a dictionary
     let uncompressed = 0;
     let dictionaryOffset: bigint | undefined;
     let values: Buffer = this.plain.bytes();
