@@ -10,7 +10,7 @@ import { throwIfAborted } from "../shared/abort.js";
 import { StowageError } from "../shared/errors.js";
 import { randomHex } from "../shared/ids.js";
 import type { MultipartUpload, PutOptions, PutResult } from "./object-store.js";
-import { compositeChecksum, sha256Base64, sha256Base64Async } from "./checksum.js";
+import { compositeChecksum, partChecksum, sha256Base64 } from "./checksum.js";
 
 /** What the multipart code needs from its LocalStore. */
 export interface LocalMultipartHost {
@@ -75,7 +75,7 @@ export class LocalMultipart {
     });
     this.sums.get(upload.uploadId)?.delete(partNumber); // until this write is whole
     await writeFile(join(dir, `part-${String(partNumber).padStart(5, "0")}`), body);
-    const sha256 = await sha256Base64Async(body);
+    const sha256 = partChecksum(body);
     const sums = { md5: createHash("md5").update(body).digest(), sha256 };
     let known = this.sums.get(upload.uploadId);
     if (!known) this.sums.set(upload.uploadId, (known = new Map()));

@@ -7,7 +7,7 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { s3Sdk } from "./aws-sdk.js";
 import { StowageError } from "../shared/errors.js";
 import type { MultipartUpload, PutOptions, PutResult } from "./object-store.js";
-import { sha256Base64Async } from "./checksum.js";
+import { partChecksum } from "./checksum.js";
 
 /** What a multipart operation needs from S3Store. */
 export interface S3Call {
@@ -59,7 +59,7 @@ export async function uploadPart(
   body: Uint8Array,
   signal: AbortSignal | undefined,
 ): Promise<{ etag: string }> {
-  const checksum = await sha256Base64Async(body);
+  const checksum = partChecksum(body);
   const res = await s3.send(`UploadPart ${upload.key}#${partNumber}`, signal, (abortSignal) =>
     s3.client.send(
       new (s3Sdk().UploadPartCommand)({
