@@ -2,7 +2,8 @@
  * SQLite source: better-sqlite3 `iterate()` over a read-only connection with
  * `safeIntegers` (64-bit integers as bigint) and raw rows. Kinds come from the
  * declared column type (SQLite affinity rules); expression columns without one
- * take the kind of their first non-NULL value.
+ * take the kind of their first non-NULL value. The reading is synchronous, so the
+ * stream gives the event loop a turn after every batch (uploads keep moving).
  */
 import { throwIfAborted } from "../../shared/abort.js";
 import { StowageError } from "../../shared/errors.js";
@@ -186,6 +187,9 @@ export async function openSqlite(url: string): Promise<Source> {
               throwIfAborted(options.signal);
               yield coerce(batch);
               if (batch.length < options.batchSize) break;
+              // better-sqlite3 reads synchronously: without a turn of the event loop per
+              // batch, uploads, timers and signals would wait for the upload queue to fill.
+              await new Promise<void>((r) => setImmediate(r));
             }
           } finally {
             await close();
