@@ -8,7 +8,8 @@
  * for that database reading alone (no encoding, no upload). Each figure is the min
  * and the median of `--rounds`. `--encoder-thread off,on` measures both encoding
  * placements (the main thread, the default; or a worker thread beside the reading) in
- * one run.
+ * one run. It ends with every export against the goals: the median ratio to the
+ * client, peak RSS, and peak RSS from the smallest to the largest `--rows`.
  *
  *   node --import jiti/register bench/export.ts [--rows 1000000,10000000] [--sources postgres,mysql,sqlite]
  *        [--formats parquet,csv] [--encoder-thread off,on] [--rounds 3]
@@ -327,6 +328,7 @@ async function main(): Promise<void> {
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
   };
   const rows: string[][] = [];
+  const goals: GoalRow[] = [];
   const opened: BenchSource[] = [];
   const created: [BenchSource, string][] = [];
   try {
@@ -368,6 +370,14 @@ async function main(): Promise<void> {
           }
           for (const [t, list] of runs) {
             const secs = list.map((r) => r.seconds);
+            goals.push({
+              source: src.name,
+              format,
+              thread: t,
+              rows: n,
+              ratio: median(copy) / median(secs),
+              peakRssMb: Math.max(...list.map((r) => r.maxRssMb)),
+            });
             const rate = (x: number) => Math.round(n / x).toLocaleString("en-US");
             const ratio = (ref: number[]) =>
               `${(Math.min(...ref) / Math.min(...secs)).toFixed(2)}× / ${(median(ref) / median(secs)).toFixed(2)}×`;
@@ -426,6 +436,54 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(1))
         .join(" ")}.`,
   );
+  console.log(
+    `\nGoals (medians; Parquet-zstd ≥ ${GOAL.parquet}× and CSV ≥ ${GOAL.csv}× the database's client, peak RSS ≤ ${GOAL.rssMb} MB and flat within ${GOAL.rssGrowth * 100} % across --rows):\n${goalLines(goals).join("\n")}`,
+  );
+}
+
+/** One measured export, for the goals check. */
+interface GoalRow {
+  source: string;
+  format: string;
+  thread: string;
+  rows: number;
+  /** Median reference time ÷ median export time. */
+  ratio: number;
+  peakRssMb: number;
+}
+
+/** The export goals (SPEC §7.2, docs/exports.md "Performance"). */
+const GOAL = { parquet: 0.4, csv: 0.5, rssMb: 200, rssGrowth: 0.1 } as const;
+
+/**
+ * Each source/format/thread against the goals: the median ratio to the database's own
+ * client (Parquet-zstd ≥ 0.4×, CSV ≥ 0.5×), peak RSS ≤ 200 MB, and peak RSS from the
+ * smallest to the largest `--rows` within +10 %.
+ */
+function goalLines(goals: GoalRow[]): string[] {
+  const mark = (ok: boolean) => (ok ? "met" : "NOT met");
+  const groups = new Map<string, GoalRow[]>();
+  for (const g of goals) {
+    const k = `${g.source} ${g.format} (thread ${g.thread})`;
+    groups.set(k, [...(groups.get(k) ?? []), g]);
+  }
+  const lines: string[] = [];
+  for (const [k, list] of groups) {
+    const want = list[0]!.format === "parquet" ? GOAL.parquet : GOAL.csv;
+    const parts = list.map(
+      (g) =>
+        `${g.rows.toLocaleString("en-US")} rows ${g.ratio.toFixed(2)}× (≥ ${want}×: ${mark(g.ratio >= want)}), ${g.peakRssMb.toFixed(0)} MB (≤ ${GOAL.rssMb}: ${mark(g.peakRssMb <= GOAL.rssMb)})`,
+    );
+    const by = [...list].sort((a, b) => a.rows - b.rows);
+    if (by.length > 1) {
+      const growth = by.at(-1)!.peakRssMb / by[0]!.peakRssMb - 1;
+      parts.push(
+        `peak RSS ${by[0]!.rows.toLocaleString("en-US")} → ${by.at(-1)!.rows.toLocaleString("en-US")} rows ${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)} % (within +${GOAL.rssGrowth * 100} %: ${mark(growth <= GOAL.rssGrowth)})`,
+      );
+    }
+    lines.push(`${k}: ${parts.join("; ")}`);
+  }
+  return lines;
 }
 
 main().catch((err: unknown) => {
