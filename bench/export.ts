@@ -465,7 +465,9 @@ function goalLines(goals: GoalRow[]): string[] {
   const groups = new Map<string, GoalRow[]>();
   for (const g of goals) {
     const k = `${g.source} ${g.format} (thread ${g.thread})`;
-    groups.set(k, [...(groups.get(k) ?? []), g]);
+    const list = groups.get(k);
+    if (list) list.push(g);
+    else groups.set(k, [g]);
   }
   const lines: string[] = [];
   for (const [k, list] of groups) {

@@ -11,9 +11,19 @@
  *
  * `sleep()` follows the first half; `idleTimer()` the second. Nothing else in
  * src/ calls setTimeout/setInterval for waiting. (`Logger.logSoon` defers a record
- * to the end of the event-loop turn with a ref'd `setImmediate`: pending work.)
+ * to the end of the event-loop turn with a ref'd `setImmediate`: pending work;
+ * `nextTurn()` likewise.)
  */
 import { StowageError } from "./errors.js";
+
+/**
+ * Resolves on the next turn of the event loop (a ref'd `setImmediate`), so I/O
+ * callbacks and timers run between stretches of synchronous work (SQLite reads).
+ * @example for (const page of pages) { work(page); await nextTurn(); }
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /** Throws a StowageError("aborted") if the signal is already aborted. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {

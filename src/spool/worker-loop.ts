@@ -13,7 +13,7 @@
  * Size: ~300 lines on purpose — it is one state machine, and its invariants hold across all of it.
  */
 import { encodeV1Object } from "../batch/encoder.js";
-import { idleTimer } from "../shared/abort.js";
+import { idleTimer, nextTurn } from "../shared/abort.js";
 import { RecordBatcher, type SealedRecords } from "./record-batcher.js";
 import type { BatchOutcome, RecordOwner, SpoolBatchInput } from "./spool.js";
 import { isBusyError } from "./sqlite-driver.js";
@@ -261,7 +261,7 @@ export class WorkerLoop {
         for (const r of rows) rb.add(r.id, r.line, r.timestampMs);
         after = rows[rows.length - 1]!.id;
         this.cycle();
-        await new Promise((r) => setImmediate(r));
+        await nextTurn();
       }
       rb.sealAll();
       this.cycle();

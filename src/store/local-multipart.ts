@@ -10,7 +10,7 @@ import { throwIfAborted } from "../shared/abort.js";
 import { StowageError } from "../shared/errors.js";
 import { randomHex } from "../shared/ids.js";
 import type { MultipartUpload, PutOptions, PutResult } from "./object-store.js";
-import { compositeChecksum, partChecksum, sha256Base64 } from "./checksum.js";
+import { compositeChecksum, partChecksum } from "./checksum.js";
 
 /** What the multipart code needs from its LocalStore. */
 export interface LocalMultipartHost {
@@ -109,7 +109,7 @@ export class LocalMultipart {
         const data = await readFile(join(dir, `part-${String(p.partNumber).padStart(5, "0")}`));
         const s = known?.get(p.partNumber);
         md5s.update(s?.md5 ?? createHash("md5").update(data).digest());
-        sums.push(s?.sha256 ?? sha256Base64(data));
+        sums.push(s?.sha256 ?? partChecksum(data));
         size += data.byteLength;
         await fh.write(data);
       }

@@ -8,6 +8,7 @@
 import build from "pino-abstract-transport";
 import type { LoggerConfig } from "../../logger/create-logger.js";
 import { openBridgeLogger } from "../shared/open-logger.js";
+import { nextTurn } from "../../shared/abort.js";
 import type { PinoFieldOptions } from "./map-record.js";
 import { PinoRecordWriter, stderrReporter } from "./record-writer.js";
 
@@ -85,5 +86,5 @@ export default async function stowageTransport(
 /** Lets lines already written into the stream reach the 'data' handler. */
 async function settleReadable(stream: PinoStream): Promise<void> {
   for (let i = 0; i < 1000 && (stream.readableLength > 0 || stream.writableLength > 0); i++)
-    await new Promise((r) => setImmediate(r));
+    await nextTurn();
 }

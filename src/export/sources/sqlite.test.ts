@@ -37,11 +37,14 @@ describe("SQLite source", () => {
       setImmediate(tick);
       const turnsAtBatch: number[] = [];
       const ids: bigint[] = [];
-      for await (const batch of stream) {
-        turnsAtBatch.push(turns);
-        for (const row of batch as unknown[][]) ids.push(row[0] as bigint);
+      try {
+        for await (const batch of stream) {
+          turnsAtBatch.push(turns);
+          for (const row of batch as unknown[][]) ids.push(row[0] as bigint);
+        }
+      } finally {
+        reading = false; // the tick chain ends even when reading throws
       }
-      reading = false;
       expect(ids).toHaveLength(5000);
       expect(ids[0]).toBe(1n);
       expect(ids.at(-1)).toBe(5000n);

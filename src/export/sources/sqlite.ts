@@ -5,7 +5,7 @@
  * take the kind of their first non-NULL value. The reading is synchronous, so the
  * stream gives the event loop a turn after every batch (uploads keep moving).
  */
-import { throwIfAborted } from "../../shared/abort.js";
+import { nextTurn, throwIfAborted } from "../../shared/abort.js";
 import { StowageError } from "../../shared/errors.js";
 import type {
   ColumnKind,
@@ -189,7 +189,7 @@ export async function openSqlite(url: string): Promise<Source> {
               if (batch.length < options.batchSize) break;
               // better-sqlite3 reads synchronously: without a turn of the event loop per
               // batch, uploads, timers and signals would wait for the upload queue to fill.
-              await new Promise<void>((r) => setImmediate(r));
+              await nextTurn();
             }
           } finally {
             await close();
