@@ -106,10 +106,13 @@ function runApp(style: string, buffer: Buffer, prefix: string, id: string) {
   const app = APPS[style]!;
   const dir = mkdtempSync(join(tmpdir(), "stowage-life-"));
   const file = join(dir, `main.${app.ext}`);
-  const code = app.code
-    .replace("DIST", JSON.stringify(app.ext === "cjs" ? `file://${DIST}` : DIST))
-    .replace("CFG", config(prefix, buffer, dir))
-    .replace("ID", JSON.stringify(id));
+  const values: Record<string, string> = {
+    DIST: JSON.stringify(app.ext === "cjs" ? `file://${DIST}` : DIST),
+    CFG: config(prefix, buffer, dir),
+    ID: JSON.stringify(id),
+  };
+  // One pass: a substituted value (a temp dir such as `stowage-life-oVIDn6`) is never searched again.
+  const code = app.code.replace(/\b(DIST|CFG|ID)\b/g, (name) => values[name]!);
   writeFileSync(file, code);
   return runFile(file, app.signal);
 }
