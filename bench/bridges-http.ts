@@ -10,7 +10,11 @@
  * less work than any record costs (JSON.stringify of its fields alone is about 1 µs);
  * and with pino writing to /dev/null as the request logger (Fastify's own request
  * logging; for Express and Hono a middleware writing one pino line per request), what an
- * ecosystem logger that stores nothing costs the same hello world.
+ * ecosystem logger that stores nothing costs the same hello world; and with a "floor"
+ * middleware doing the least any request logger does — a UUID, the start time, and one
+ * `JSON.stringify` of the record's fields when the response is done, kept in memory and
+ * dropped (no redaction, batching, compression or I/O): where the goal stands against
+ * what one record per request costs at all on this machine.
  *
  * Each measurement is a fresh server process running plain Node on the built
  * package (`stowage/express`, … from dist/, as an application imports it; no
@@ -57,7 +61,8 @@ if (!existsSync(join(ROOT, "dist", "express.js")))
  * The server, run by plain `node` in the package directory (so `stowage/…`
  * resolves to dist/ like in an application). argv: framework, "with"|"without",
  * store directory ("empty": a do-nothing middleware, "spin": one spending 1 µs, "pino":
- * pino to /dev/null; none of them with Stowage's logger). Prints `{"url"}` when listening; when stdin ends, closes the
+ * pino to /dev/null, "floor": one JSON line per request kept in memory; none of them with
+ * Stowage's logger). Prints `{"url"}` when listening; when stdin ends, closes the
  * server and the logger and prints `{"cpuMs","delivered","rejected","ok"}`, where
  * cpuMs is the process's CPU time (all threads) from the line it was sent on
  * stdin (just before the measured run) to the end of stdin.
@@ -72,6 +77,11 @@ const spin = () => { const end = performance.now() + 0.001; while (performance.n
 // that writes one pino line per request when it finishes.
 const pino = variant === "pino" ? await import("pino") : null;
 const devNull = () => pino.pino(pino.destination({ dest: "/dev/null", sync: false }));
+// "floor": the least a request logger does — one JSON line per request, kept in memory and dropped.
+let kept = [];
+const keep = (line) => { kept.push(line); if (kept.length >= 1000) kept = []; };
+const floorLine = (id, method, route, status, ms) =>
+  keep(JSON.stringify({ time: Date.now(), level: "info", msg: method + " " + route + " " + status, requestId: id, method, route, status, durationMs: ms }));
 if (variant === "with") {
   const { createLogger } = await import("stowage");
   log = createLogger({ console: false, destination: "local", local: { path: dir } });
@@ -92,6 +102,13 @@ if (framework === "express") {
       next();
     });
   }
+  if (variant === "floor")
+    app.use((req, res, next) => {
+      const start = performance.now();
+      const id = crypto.randomUUID();
+      res.on("finish", () => floorLine(id, req.method, req.route?.path, res.statusCode, performance.now() - start));
+      next();
+    });
   if (log) app.use((await import("stowage/express")).stowageExpress(log));
   app.get("/hello/:id", (_req, res) => void res.send("hello"));
   const s = app.listen(0, host);
@@ -106,6 +123,10 @@ if (framework === "express") {
     app.addHook("onResponse", (_request, _reply, next) => next());
   }
   if (variant === "spin") app.addHook("onRequest", (_request, _reply, next) => { spin(); next(); });
+  if (variant === "floor") {
+    app.addHook("onRequest", (request, _reply, next) => { request.floorId = crypto.randomUUID(); next(); });
+    app.addHook("onResponse", (request, reply, next) => { floorLine(request.floorId, request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime); next(); });
+  }
   if (log) await app.register((await import("stowage/fastify")).stowageFastify, { logger: log });
   app.get("/hello/:id", async () => "hello");
   url = await app.listen({ port: 0, host });
@@ -113,6 +134,7 @@ if (framework === "express") {
 } else {
   const { Hono } = await import("hono");
   const { serve } = await import("@hono/node-server");
+  const { routePath } = await import("hono/route");
   const app = new Hono();
   if (variant === "empty") app.use(async (_c, next) => { await next(); });
   if (variant === "spin") app.use(async (_c, next) => { spin(); await next(); });
@@ -124,6 +146,13 @@ if (framework === "express") {
       p.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: performance.now() - start }, "request completed");
     });
   }
+  if (variant === "floor")
+    app.use(async (c, next) => {
+      const start = performance.now();
+      const id = crypto.randomUUID();
+      await next();
+      floorLine(id, c.req.method, routePath(c), c.res.status, performance.now() - start);
+    });
   if (log) app.use((await import("stowage/hono")).stowageHono(log));
   app.get("/hello/:id", (c) => c.text("hello"));
   const s = serve({ fetch: app.fetch, port: 0, hostname: host });
@@ -199,7 +228,7 @@ interface Served {
 }
 
 /** One fresh server process: 1 s warm-up, then the measured run; returns req/s and the record count. */
-type Variant = "with" | "without" | "empty" | "spin" | "pino";
+type Variant = "with" | "without" | "empty" | "spin" | "pino" | "floor";
 
 async function measure(framework: string, variant: Variant): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), "stowage-bench-http-"));
@@ -254,19 +283,27 @@ console.log(
   `\n-- adapters: hello-world req/s, autocannon -c ${LOAD.connections} -d ${SECONDS} after 1 s warm-up, fresh server per run, ${ROUNDS} alternating rounds, ${PIN ? `server on CPU ${PIN.server}, autocannon on CPU ${PIN.load}` : "not pinned"}`,
 );
 console.log(
-  "   req/s: min/median of the rounds, ratio with/without (goal ≥ 0.9×); empty mw / 1 µs mw: the same ratio for a do-nothing middleware / one that spends 1 µs per request; pino: pino to /dev/null as the request logger (Fastify's own, 2 lines per request; Express, Hono: 1 line per request from a middleware), for scale; cpu: server CPU µs per response (all threads), median",
+  "   req/s: min/median of the rounds, ratio with/without (goal ≥ 0.9×); empty mw / 1 µs mw: the same ratio for a do-nothing middleware / one that spends 1 µs per request; pino: pino to /dev/null as the request logger (Fastify's own, 2 lines per request; Express, Hono: 1 line per request from a middleware), for scale; floor: a middleware making one JSON line per request in memory (UUID + JSON.stringify, no I/O), the least any request logger does; cpu: server CPU µs per response (all threads), median",
 );
 console.log(
-  `${"framework".padEnd(10)} ${"without req/s".padStart(14)} ${"with req/s".padStart(14)} ${"ratio min/med".padStart(14)} ${"empty mw min/med".padStart(17)} ${"1 µs mw min/med".padStart(16)} ${"pino min/med".padStart(13)} ${"cpu without".padStart(12)} ${"cpu with".padStart(9)} ${"records/responses".padStart(18)}`,
+  `${"framework".padEnd(10)} ${"without req/s".padStart(14)} ${"with req/s".padStart(14)} ${"ratio min/med".padStart(14)} ${"empty mw min/med".padStart(17)} ${"1 µs mw min/med".padStart(16)} ${"pino min/med".padStart(13)} ${"floor min/med".padStart(14)} ${"cpu without".padStart(12)} ${"cpu with".padStart(9)} ${"records/responses".padStart(18)}`,
 );
 const names: Record<string, string> = {
   express: "Express 5",
   fastify: "Fastify 5",
   hono: "Hono 4",
 };
+const goals: string[] = [];
 for (const [framework, name] of Object.entries(names)) {
   const records = { delivered: 0, responses: 0 };
-  const cpu: Record<Variant, number[]> = { with: [], without: [], empty: [], spin: [], pino: [] };
+  const cpu: Record<Variant, number[]> = {
+    with: [],
+    without: [],
+    empty: [],
+    spin: [],
+    pino: [],
+    floor: [],
+  };
   const run = (variant: Variant) => async () => {
     const r = await measure(framework, variant);
     cpu[variant].push(r.cpuUs);
@@ -282,15 +319,23 @@ for (const [framework, name] of Object.entries(names)) {
     empty: run("empty"),
     spin: run("spin"),
     pino: run("pino"),
+    floor: run("floor"),
   });
   const fmt = (xs: number[]) => `${min(xs).toFixed(0)}/${median(xs).toFixed(0)}`;
   const base = s.without;
   const ratio = (xs: number[]) =>
     `${(min(xs) / min(base)).toFixed(2)}/${(median(xs) / median(base)).toFixed(2)}`;
   console.log(
-    `${name.padEnd(10)} ${fmt(base).padStart(14)} ${fmt(s.with).padStart(14)} ${ratio(s.with).padStart(14)} ${ratio(s.empty).padStart(17)} ${ratio(s.spin).padStart(16)} ${ratio(s.pino).padStart(13)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
+    `${name.padEnd(10)} ${fmt(base).padStart(14)} ${fmt(s.with).padStart(14)} ${ratio(s.with).padStart(14)} ${ratio(s.empty).padStart(17)} ${ratio(s.spin).padStart(16)} ${ratio(s.pino).padStart(13)} ${ratio(s.floor).padStart(14)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
+  );
+  const withMed = median(s.with) / median(base);
+  const floorMed = median(s.floor) / median(base);
+  goals.push(
+    `${name.padEnd(10)} adapter ${withMed.toFixed(2)}× (goal ≥ 0.9×: ${withMed >= 0.9 ? "met" : "NOT met"}); floor ${floorMed.toFixed(2)}× (${floorMed >= 0.9 ? "within" : "below"} the goal); adapter/floor ${(withMed / floorMed).toFixed(2)}`,
   );
 }
+console.log("\n-- goal check (medians)");
+for (const g of goals) console.log(g);
 
 const record = spawn(process.execPath, ["--input-type=module", "-e", RECORD], {
   cwd: ROOT,
