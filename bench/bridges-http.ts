@@ -331,7 +331,7 @@ for (const [framework, name] of Object.entries(names)) {
   const withMed = median(s.with) / median(base);
   const floorMed = median(s.floor) / median(base);
   goals.push(
-    `${name.padEnd(10)} adapter ${withMed.toFixed(2)}× (goal ≥ 0.9×: ${withMed >= 0.9 ? "met" : "NOT met"}); floor ${floorMed.toFixed(2)}× (${floorMed >= 0.9 ? "within" : "below"} the goal); adapter/floor ${(withMed / floorMed).toFixed(2)}`,
+    `${name.padEnd(10)} adapter ${withMed.toFixed(3)}× (goal ≥ 0.9×: ${withMed >= 0.9 ? "met" : "NOT met"}); floor ${floorMed.toFixed(3)}× (${floorMed >= 0.9 ? "within" : "below"} the goal); adapter/floor ${(withMed / floorMed).toFixed(2)}`,
   );
 }
 console.log("\n-- goal check (medians)");

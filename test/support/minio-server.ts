@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { findOrBuildMinio } from "./minio-binary.js";
 import { S3Store, type S3StoreOptions } from "../../src/store/s3-store.js";
+import { withoutSdkNodeWarning } from "../../src/store/aws-sdk.js";
 
 export interface MinioInfo {
   endpoint: string;
@@ -81,12 +82,15 @@ export async function createBuckets(
   buckets: string[],
   options: { objectLock?: boolean } = {},
 ): Promise<void> {
-  const client = new S3Client({
-    endpoint: info.endpoint,
-    region: info.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: info.accessKeyId, secretAccessKey: info.secretAccessKey },
-  });
+  const client = withoutSdkNodeWarning(
+    () =>
+      new S3Client({
+        endpoint: info.endpoint,
+        region: info.region,
+        forcePathStyle: true,
+        credentials: { accessKeyId: info.accessKeyId, secretAccessKey: info.secretAccessKey },
+      }),
+  );
   try {
     for (const Bucket of buckets)
       await client.send(
