@@ -286,7 +286,7 @@ console.log(
   "   req/s: min/median of the rounds, ratio with/without (goal ≥ 0.9×); empty mw / 1 µs mw: the same ratio for a do-nothing middleware / one that spends 1 µs per request; pino: pino to /dev/null as the request logger (Fastify's own, 2 lines per request; Express, Hono: 1 line per request from a middleware), for scale; floor: a middleware making one JSON line per request in memory (UUID + JSON.stringify, no I/O), the least any request logger does; cpu: server CPU µs per response (all threads), median",
 );
 console.log(
-  `${"framework".padEnd(10)} ${"without req/s".padStart(14)} ${"with req/s".padStart(14)} ${"ratio min/med".padStart(14)} ${"empty mw min/med".padStart(17)} ${"1 µs mw min/med".padStart(16)} ${"pino min/med".padStart(13)} ${"floor min/med".padStart(14)} ${"cpu without".padStart(12)} ${"cpu with".padStart(9)} ${"records/responses".padStart(18)}`,
+  `${"framework".padEnd(10)} ${"without req/s".padStart(14)} ${"with req/s".padStart(14)} ${"ratio min/med".padStart(14)} ${"empty mw min/med".padStart(17)} ${"1 µs mw min/med".padStart(16)} ${"pino min/med".padStart(13)} ${"floor min/med".padStart(14)} ${"cpu without".padStart(12)} ${"cpu with".padStart(9)} ${"cpu floor".padStart(10)} ${"records/responses".padStart(18)}`,
 );
 const names: Record<string, string> = {
   express: "Express 5",
@@ -326,7 +326,7 @@ for (const [framework, name] of Object.entries(names)) {
   const ratio = (xs: number[]) =>
     `${(min(xs) / min(base)).toFixed(2)}/${(median(xs) / median(base)).toFixed(2)}`;
   console.log(
-    `${name.padEnd(10)} ${fmt(base).padStart(14)} ${fmt(s.with).padStart(14)} ${ratio(s.with).padStart(14)} ${ratio(s.empty).padStart(17)} ${ratio(s.spin).padStart(16)} ${ratio(s.pino).padStart(13)} ${ratio(s.floor).padStart(14)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
+    `${name.padEnd(10)} ${fmt(base).padStart(14)} ${fmt(s.with).padStart(14)} ${ratio(s.with).padStart(14)} ${ratio(s.empty).padStart(17)} ${ratio(s.spin).padStart(16)} ${ratio(s.pino).padStart(13)} ${ratio(s.floor).padStart(14)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${median(cpu.floor).toFixed(1).padStart(10)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
   );
   const withMed = median(s.with) / median(base);
   const floorMed = median(s.floor) / median(base);
