@@ -8,10 +8,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { CreateBucketCommand } from "@aws-sdk/client-s3";
 import { findOrBuildMinio } from "./minio-binary.js";
 import { S3Store, type S3StoreOptions } from "../../src/store/s3-store.js";
-import { withoutSdkNodeWarning } from "../../src/store/aws-sdk.js";
 
 export interface MinioInfo {
   endpoint: string;
@@ -82,25 +81,18 @@ export async function createBuckets(
   buckets: string[],
   options: { objectLock?: boolean } = {},
 ): Promise<void> {
-  const client = withoutSdkNodeWarning(
-    () =>
-      new S3Client({
-        endpoint: info.endpoint,
-        region: info.region,
-        forcePathStyle: true,
-        credentials: { accessKeyId: info.accessKeyId, secretAccessKey: info.secretAccessKey },
-      }),
-  );
+  // The suite's one MinIO client builder; the SDK's own 3 attempts, as a bare client had.
+  const store = minioStoreOf(info, { maxAttempts: 3 });
   try {
     for (const Bucket of buckets)
-      await client.send(
+      await store.client.send(
         new CreateBucketCommand({
           Bucket,
           ...(options.objectLock ? { ObjectLockEnabledForBucket: true } : {}),
         }),
       );
   } finally {
-    client.destroy();
+    store.close();
   }
 }
 
