@@ -227,9 +227,11 @@ interface Served {
   delivered: number;
 }
 
-/** One fresh server process: 1 s warm-up, then the measured run; returns req/s and the record count. */
-type Variant = "with" | "without" | "empty" | "spin" | "pino" | "floor";
+/** The server variants (see SERVER), measured in this order in every round. */
+const VARIANTS = ["without", "with", "empty", "spin", "pino", "floor"] as const;
+type Variant = (typeof VARIANTS)[number];
 
+/** One fresh server process: 1 s warm-up, then the measured run; returns req/s and the record count. */
 async function measure(framework: string, variant: Variant): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), "stowage-bench-http-"));
   const child = spawn(
@@ -296,14 +298,10 @@ const names: Record<string, string> = {
 const goals: string[] = [];
 for (const [framework, name] of Object.entries(names)) {
   const records = { delivered: 0, responses: 0 };
-  const cpu: Record<Variant, number[]> = {
-    with: [],
-    without: [],
-    empty: [],
-    spin: [],
-    pino: [],
-    floor: [],
-  };
+  const cpu = Object.fromEntries(VARIANTS.map((v) => [v, [] as number[]])) as Record<
+    Variant,
+    number[]
+  >;
   const run = (variant: Variant) => async () => {
     const r = await measure(framework, variant);
     cpu[variant].push(r.cpuUs);
@@ -313,23 +311,20 @@ for (const [framework, name] of Object.entries(names)) {
     }
     return r.rps;
   };
-  const s = await alternate(ROUNDS, {
-    without: run("without"),
-    with: run("with"),
-    empty: run("empty"),
-    spin: run("spin"),
-    pino: run("pino"),
-    floor: run("floor"),
-  });
+  const s = await alternate(
+    ROUNDS,
+    Object.fromEntries(VARIANTS.map((v) => [v, run(v)])) as Record<Variant, () => Promise<number>>,
+  );
   const fmt = (xs: number[]) => `${min(xs).toFixed(0)}/${median(xs).toFixed(0)}`;
   const base = s.without;
+  const medianRatio = (xs: number[]) => median(xs) / median(base);
   const ratio = (xs: number[]) =>
-    `${(min(xs) / min(base)).toFixed(2)}/${(median(xs) / median(base)).toFixed(2)}`;
+    `${(min(xs) / min(base)).toFixed(2)}/${medianRatio(xs).toFixed(2)}`;
   console.log(
     `${name.padEnd(10)} ${fmt(base).padStart(14)} ${fmt(s.with).padStart(14)} ${ratio(s.with).padStart(14)} ${ratio(s.empty).padStart(17)} ${ratio(s.spin).padStart(16)} ${ratio(s.pino).padStart(13)} ${ratio(s.floor).padStart(14)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${median(cpu.floor).toFixed(1).padStart(10)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
   );
-  const withMed = median(s.with) / median(base);
-  const floorMed = median(s.floor) / median(base);
+  const withMed = medianRatio(s.with);
+  const floorMed = medianRatio(s.floor);
   goals.push(
     `${name.padEnd(10)} adapter ${withMed.toFixed(3)}× (goal ≥ 0.9×: ${withMed >= 0.9 ? "met" : "NOT met"}); floor ${floorMed.toFixed(3)}× (${floorMed >= 0.9 ? "within" : "below"} the goal); adapter/floor ${(withMed / floorMed).toFixed(2)}`,
   );
