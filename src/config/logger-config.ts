@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { parseBytes } from "../shared/bytes.js";
+import { formatBytes, parseBytes } from "../shared/bytes.js";
+import { OBJECT_MAX_DECODED_BYTES } from "../shared/object-limits.js";
 import { StowageError } from "../shared/errors.js";
 import {
   finishLocalDestination,
@@ -165,6 +166,16 @@ function resolveDelivery(
       "config",
       "`s3.delivery.initialBackoffMs` must not exceed `maxBackoffMs`",
     );
+  }
+  // A batch holds up to maxBatchBytes, or one record of up to maxRecordBytes: every reader
+  // refuses an object decoded past its cap, so a larger batch would be written and never read.
+  for (const key of ["maxBatchBytes", "maxRecordBytes"] as const) {
+    if (out[key] > OBJECT_MAX_DECODED_BYTES) {
+      throw new StowageError(
+        "config",
+        `\`s3.delivery.${key}\` is ${formatBytes(out[key])}, over the ${formatBytes(OBJECT_MAX_DECODED_BYTES)} of decoded NDJSON every reader (Studio, \`stowage logs\`, verify) reads per object; a larger object would be written and never read back. Set it to ${formatBytes(OBJECT_MAX_DECODED_BYTES)} or less`,
+      );
+    }
   }
   if (out.maxRecordBytes > out.maxQueueBytes) {
     throw new StowageError(

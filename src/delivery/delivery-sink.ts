@@ -21,6 +21,7 @@ import type { ObjectLockSpec } from "../config/destination.js";
 import { lineBytes } from "../batch/hour-batcher.js";
 import { MAX_EPOCH_MS } from "../batch/object-key.js";
 import { sleep } from "../shared/abort.js";
+import { armBeforeExit, disarmBeforeExit } from "../shared/before-exit.js";
 import { StowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { BufferHost, DeliveryBuffer, FailureCause } from "./buffer.js";
@@ -46,6 +47,11 @@ export interface DeliverySinkOptions {
   onEvent?: DeliveryEventListener | undefined;
   /** Object Lock for every object written (docs/retention.md). */
   objectLock?: ObjectLockSpec | undefined;
+  /**
+   * Deliver pending records when the process's event loop runs dry (`beforeExit`), so a
+   * script that logs and ends without flush() loses nothing (memory buffer; issue 30 row 5).
+   */
+  drainBeforeExit?: boolean | undefined;
 }
 
 type Refusal = keyof RejectedCounts | "closed";
@@ -72,6 +78,12 @@ export class DeliverySink implements Sink {
   private closed = false;
   /** Set once close() has taken its result: later outcomes are the buffer's, not counted. */
   private closing = false;
+  /** True while a beforeExit drain is armed (drainBeforeExit): records are pending. */
+  private exitArmed = false;
+  private readonly exitDrain = (): Promise<unknown> => {
+    this.exitArmed = false;
+    return this.flush(undefined);
+  };
 
   constructor(
     readonly kind: "s3" | "local",
@@ -119,6 +131,7 @@ export class DeliverySink implements Sink {
     if (typeof size === "string") return size;
     this.buffer.add(line, timestampMs, size);
     this.accepted++; // after add: a line the buffer refused to keep is never counted
+    if (!this.exitArmed) this.armExit();
     return null;
   }
 
@@ -130,6 +143,7 @@ export class DeliverySink implements Sink {
       if (typeof size === "string") return size;
       durable = this.buffer.addDurable(line, timestampMs, size);
       this.accepted++;
+      if (!this.exitArmed) this.armExit();
     } catch (err) {
       return Promise.reject(err as Error);
     }
@@ -171,6 +185,19 @@ export class DeliverySink implements Sink {
     return size;
   }
 
+  /** Pending work exists: hold a beforeExit drain (when configured) until it is settled. */
+  private armExit(): void {
+    if (!this.options.drainBeforeExit || this.closed) return;
+    this.exitArmed = true;
+    armBeforeExit(this.exitDrain);
+  }
+
+  private disarmExit(): void {
+    if (!this.exitArmed) return;
+    this.exitArmed = false;
+    disarmBeforeExit(this.exitDrain);
+  }
+
   private refuse<R extends Refusal>(reason: R, bytes: number): R {
     if (reason !== "closed") this.rejected[reason as keyof RejectedCounts]++;
     emit(this.options.onEvent, { type: "rejected", reason, bytes });
@@ -184,6 +211,7 @@ export class DeliverySink implements Sink {
       this.objects++;
     } else this.failed += batch.records;
     this.buffer.outcome(batch, ok, failure);
+    if (this.exitArmed && this.pending === 0) this.disarmExit();
   }
 
   result(): DestinationResult {
@@ -233,6 +261,7 @@ export class DeliverySink implements Sink {
     if (this.closed) return { result: this.result(), timedOut: false };
     const { timedOut } = await this.flush(timeoutMs);
     this.closed = true;
+    this.disarmExit();
     const result = this.result();
     this.closing = true;
     this.dispatcher.close();

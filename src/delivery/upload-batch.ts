@@ -4,6 +4,10 @@
  * and bytes on every attempt, and the 412/304 rule — an "exists" answer is
  * confirmed by HEAD (size and `records` metadata) and counts as delivered; a
  * mismatch is permanent.
+ *
+ * Before a batch is called failed, the bucket is asked when any attempt's answer was
+ * lost (a reset, a timeout, a dropped response, a 5xx other than 503): that attempt may
+ * have landed, and a batch the bucket holds is delivered, not failed (issue 30 row 6).
  */
 import { ClassifiedFailure, classifyError, type ClassifiedError } from "../store/classify-error.js";
 import type { ObjectStore } from "../store/object-store.js";
@@ -16,21 +20,25 @@ import type { SealedBatch } from "./sealed-batch.js";
 export type RetryOptions = RetryPolicyOptions & { objectLock?: ObjectLockSpec | undefined };
 
 /**
- * The retention a batch is written with: its newest record's time plus the
- * configured days (rounded up to a second). It depends only on the batch (its
- * key carries max-ms), so every attempt — in this process, or in one that adopts
- * the batch from the spool after a crash — sends the same date.
+ * The retention a batch is written with: its newest record's time plus the configured
+ * days (rounded up to a second), and never less than an hour from `nowMs` — S3 refuses a
+ * retention already past, which a back-dated record or a batch recovered late from a spool
+ * would otherwise carry (issue 30 row 7). Retries may send a later date; the object keeps
+ * at least the retention asked for.
  */
 export function batchObjectLock(
   batch: SealedBatch,
   lock: ObjectLockSpec | undefined,
+  nowMs: number = Date.now(),
 ): { objectLock?: { mode: ObjectLockSpec["mode"]; retainUntil: Date } } {
-  return lockOption(batch.maxMs, lock);
+  return lockOption(batch.maxMs, lock, nowMs);
 }
 
 export type UploadOutcome =
   | { ok: true; via: "put" | "exists"; attempts: number }
   | { ok: false; error: ClassifiedError; attempts: number; exhausted: boolean };
+
+type Signal = { signal?: AbortSignal | undefined };
 
 /**
  * Uploads `batch`; never throws (aborts become a permanent `aborted` outcome).
@@ -45,8 +53,8 @@ export async function uploadBatch(
     signal?: AbortSignal | undefined;
   } = {},
 ): Promise<UploadOutcome> {
-  const signal = hooks.signal ? { signal: hooks.signal } : {};
-  const lock = batchObjectLock(batch, retry.objectLock);
+  const signal: Signal = hooks.signal ? { signal: hooks.signal } : {};
+  let answerLost = false;
   const outcome = await attemptWithRetry(
     async (): Promise<"put" | "exists"> => {
       try {
@@ -55,12 +63,15 @@ export async function uploadBatch(
           contentType: "application/x-ndjson",
           contentEncoding: "gzip",
           metadata: batch.metadata,
-          ...lock,
+          ...batchObjectLock(batch, retry.objectLock),
           ...signal,
         });
         return "put";
       } catch (err) {
-        if (!isExists(err)) throw err;
+        if (!isExists(err)) {
+          if (mayHaveLanded(classifyError(err))) answerLost = true;
+          throw err;
+        }
         // A HEAD that fails transiently throws its own error: the whole attempt is retried.
         await confirmExisting(store, batch, signal);
         return "exists";
@@ -70,6 +81,10 @@ export async function uploadBatch(
     { ...signal, onRetry: (err, attempt, delayMs) => hooks.onRetry?.(err, attempt, delayMs) },
   );
   if (outcome.ok) return { ok: true, via: outcome.value, attempts: outcome.attempts };
+  if (answerLost && outcome.error.category !== "aborted") {
+    if (await bucketHolds(store, batch, retry, signal))
+      return { ok: true, via: "exists", attempts: outcome.attempts };
+  }
   return {
     ok: false,
     error: outcome.error,
@@ -83,13 +98,50 @@ function isExists(err: unknown): boolean {
 }
 
 /**
+ * An attempt whose answer never came (or came as a server error after the body was
+ * received) may have created the object. A 503 or 429 is a refusal before the write.
+ */
+function mayHaveLanded(c: ClassifiedError): boolean {
+  if (c.kind === "throttled") return false;
+  if (c.category === "connectivity") return true;
+  return c.status !== undefined && c.status >= 500 && c.status !== 503;
+}
+
+/**
+ * Asks the bucket (HEAD, through the same retry policy) whether an earlier attempt of this
+ * batch landed. False when it did not, or when the bucket cannot say (the batch stays failed:
+ * with the sqlite buffer it is kept and a re-armed upload settles it through the 412 rule).
+ */
+async function bucketHolds(
+  store: ObjectStore,
+  batch: SealedBatch,
+  retry: RetryPolicyOptions,
+  signal: Signal,
+): Promise<boolean> {
+  const asked = await attemptWithRetry(
+    async () => {
+      try {
+        await confirmExisting(store, batch, signal);
+        return true;
+      } catch (err) {
+        if (classifyError(err).category === "not-found") return false;
+        throw err;
+      }
+    },
+    retry,
+    signal,
+  );
+  return asked.ok && asked.value;
+}
+
+/**
  * A 412/304 on a key with a unique batch id can only be an earlier attempt of
  * this batch whose response was lost. HEAD proves it: same size, same record count.
  */
 async function confirmExisting(
   store: ObjectStore,
   batch: SealedBatch,
-  signal: { signal?: AbortSignal | undefined },
+  signal: Signal,
 ): Promise<void> {
   const head = await store.head(batch.key, signal);
   if (head.size === batch.body.byteLength && head.metadata["records"] === String(batch.records))

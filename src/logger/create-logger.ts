@@ -143,7 +143,13 @@ function createSink(
   return new DeliverySink(
     dest.type,
     store,
-    { ...d, onEvent, objectLock: dest.type === "s3" ? dest.objectLock : undefined },
+    {
+      ...d,
+      onEvent,
+      objectLock: dest.type === "s3" ? dest.objectLock : undefined,
+      // Memory holds the only copy: a process that ends by running out of work delivers first.
+      drainBeforeExit: true,
+    },
     (host) => new MemoryBuffer(host, batching),
   );
 }

@@ -17,10 +17,8 @@ export const DEFAULT_LIMITS: Readonly<GrantLimits> = Object.freeze({
   maxGrants: 5,
 });
 
-/** Any object larger than this compressed is reported, never downloaded (§5.2). */
-export const OBJECT_MAX_COMPRESSED_BYTES = 25 * MiB;
-/** Decoding of one object stops here; the object is reported, not loaded (§5.2). */
-export const OBJECT_MAX_DECODED_BYTES = 25 * MiB;
+/** The per-object caps live in a leaf the write path reads too (it refuses batches over them). */
+export { OBJECT_MAX_COMPRESSED_BYTES, OBJECT_MAX_DECODED_BYTES } from "../shared/object-limits.js";
 /** The longest range one query may cover (§5.2): 7 days. */
 export const MAX_RANGE_MS = 7 * 24 * 3_600_000;
 

@@ -63,8 +63,20 @@ const CONNECTIVITY_CODES = new Set([
   "TimeoutError",
   "AttemptTimeout",
 ]);
+/**
+ * The server received other bytes than were sent (a payload hash or checksum that does not
+ * match, a body cut short): the request's bytes were damaged in flight, not refused. The
+ * same bytes sent again succeed, so these 400s are retried, never latched (issue 30 row 7).
+ */
+const IN_FLIGHT_DAMAGE_CODES = [
+  "XAmzContentSHA256Mismatch",
+  "XAmzContentChecksumMismatch",
+  "BadDigest",
+  "IncompleteBody",
+];
 /** Answers worth another attempt with the same bytes (SPEC §3.5), plus every connectivity failure. */
 const RETRYABLE_CODES = new Set([
+  ...IN_FLIGHT_DAMAGE_CODES,
   "RequestTimeout",
   "RequestTimeoutException",
   "InternalError",

@@ -18,12 +18,31 @@ export function lockUntil(fromMs: number, lock: ObjectLockSpec): Date {
   return new Date(Math.ceil((fromMs + lock.retainDays * DAY_MS) / 1000) * 1000);
 }
 
-/** The `objectLock` put option for an object retained from `fromMs` ({} without a lock). */
+/**
+ * How far in the future a retention date must lie when a write is sent. S3 refuses a
+ * retain-until date in the past (400 "must be in the future"); an hour covers a request
+ * in flight and any sane clock skew between this host and the server.
+ */
+export const MIN_RETENTION_AHEAD_MS = 3_600_000;
+
+/**
+ * The `objectLock` put option for an object retained from `fromMs` ({} without a lock).
+ * With `nowMs`, the date is at least MIN_RETENTION_AHEAD_MS after it: a record older than
+ * its retention (back-dated, or recovered late from a spool) is still written, locked a
+ * little longer than asked, never refused for a date already past.
+ */
 export function lockOption(
   fromMs: number,
   lock: ObjectLockSpec | undefined,
+  nowMs?: number,
 ): { objectLock?: { mode: ObjectLockMode; retainUntil: Date } } {
-  return lock ? { objectLock: { mode: lock.mode, retainUntil: lockUntil(fromMs, lock) } } : {};
+  if (!lock) return {};
+  let retainUntil = lockUntil(fromMs, lock);
+  if (nowMs !== undefined) {
+    const floor = Math.ceil((nowMs + MIN_RETENTION_AHEAD_MS) / 1000) * 1000;
+    if (retainUntil.getTime() < floor) retainUntil = new Date(floor);
+  }
+  return { objectLock: { mode: lock.mode, retainUntil } };
 }
 
 /** Problems of an object's lock against the config: none, the wrong mode, or too short. */
