@@ -22,7 +22,10 @@ export interface RedactionPlan {
 export interface SanitizeOptions {
   /** Nesting depth below a record field (or below the value given) before "[MaxDepth]". */
   maxDepth?: number;
-  /** UTF-16 code units kept per string; the rest becomes "…[truncated N chars]". */
+  /**
+   * UTF-16 code units kept per string; the rest becomes "…[truncated N chars]", N being the
+   * code units removed (after redaction of the scanned part; the unscanned rest counts as is).
+   */
   maxStringLength?: number;
   /** Array elements kept; one "[+N more items]" element marks the rest. */
   maxArrayLength?: number;
@@ -98,17 +101,22 @@ export function walkString(s: string, ctx: WalkContext): string {
   const max = ctx.maxString;
   if (s.length <= max && s.length <= PLAIN_CHECK_MAX && ctx.plan?.plainClear?.(s) === true)
     return s;
-  const long = s.length > max;
-  if (long && s.length > max + REDACT_SLACK) s = s.slice(0, max + REDACT_SLACK);
+  // Only the first max + REDACT_SLACK units are scanned; the rest is dropped unread and
+  // counted in the marker (issue 31 §5: a 1 MiB string once said "[truncated 4096 chars]").
+  let dropped = 0;
+  if (s.length > max + REDACT_SLACK) {
+    dropped = s.length - (max + REDACT_SLACK);
+    s = s.slice(0, max + REDACT_SLACK);
+  }
   s = wellFormed(s);
   if (ctx.plan !== null) s = ctx.plan.redactString(s);
   if (s.length > max) {
     let cut = max;
     const c = s.charCodeAt(cut - 1);
     if (c >= 0xd800 && c <= 0xdbff) cut--; // never split a surrogate pair
-    s = `${s.slice(0, cut)}…[truncated ${s.length - cut} chars]`;
-  } else if (long) {
-    s = `${s}…[truncated]`;
+    s = `${s.slice(0, cut)}…[truncated ${s.length - cut + dropped} chars]`;
+  } else if (dropped > 0) {
+    s = `${s}…[truncated ${dropped} chars]`; // redaction shrank the scanned part below the cap
   }
   return s;
 }
