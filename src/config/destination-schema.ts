@@ -41,6 +41,13 @@ const bucketName = z
   .refine((v) => /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(v), {
     message:
       "is not a valid bucket name (3–63 characters: lower-case letters, digits, `.` and `-`)",
+  })
+  // The rest of S3's naming rules: a name that breaks one is refused by every request later.
+  .refine((v) => !/\.\.|\.-|-\./.test(v), {
+    message: "is not a valid bucket name (no `..`, `.-` or `-.` in a bucket name)",
+  })
+  .refine((v) => !/^\d{1,3}(\.\d{1,3}){3}$/.test(v), {
+    message: "is not a valid bucket name (a bucket name must not look like an IP address)",
   });
 
 const credentialsSchema = z.union([

@@ -81,6 +81,12 @@ export interface DestinationParseOptions {
 }
 
 /**
+ * The longest prefix: S3 keys are at most 1,024 bytes, and the keys Stowage writes under a
+ * prefix add up to 128 (a v1 log key adds 86; export keys add the export name and a stamp).
+ */
+export const MAX_PREFIX_BYTES = 896;
+
+/**
  * Joins and normalises a key prefix.
  * @example normalisePrefix("/logs//orders/") // "logs/orders"
  */
@@ -89,7 +95,14 @@ export function normalisePrefix(prefix: string | undefined, where = "prefix"): s
   if (parts.some((p) => p === "." || p === "..")) {
     throw new StowageError("config", `\`${where}\` must not contain "." or ".." segments`);
   }
-  return parts.join("/");
+  const joined = parts.join("/");
+  if (Buffer.byteLength(joined) > MAX_PREFIX_BYTES) {
+    throw new StowageError(
+      "config",
+      `\`${where}\` is ${Buffer.byteLength(joined)} bytes; at most ${MAX_PREFIX_BYTES} bytes of UTF-8 leave room for the keys written under it (S3 keys are limited to 1,024 bytes). Use a shorter prefix`,
+    );
+  }
+  return joined;
 }
 
 type S3Block = z.output<typeof s3BlockSchema>;

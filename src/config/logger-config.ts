@@ -30,6 +30,9 @@ import { applyEnvOverrides } from "./env-overrides.js";
 /** The embedded default destination: a local-directory store under the working directory. */
 export const DEFAULT_LOCAL_PATH = ".stowage/store";
 
+/** The longest delay a Node timer takes (2^31 - 1 ms); longer ones fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** SPEC §3.5 delivery defaults. */
 export const DELIVERY_DEFAULTS = {
   flushIntervalMs: 30_000,
@@ -165,6 +168,27 @@ function resolveDelivery(
     throw new StowageError(
       "config",
       "`s3.delivery.initialBackoffMs` must not exceed `maxBackoffMs`",
+    );
+  }
+  // Node's timers hold 32-bit signed milliseconds: a longer delay fires after 1 ms instead
+  // (a 30-day flush interval would seal every record at once, a backoff would not wait).
+  for (const key of [
+    "flushIntervalMs",
+    "requestTimeoutMs",
+    "initialBackoffMs",
+    "maxBackoffMs",
+  ] as const) {
+    if (out[key] > MAX_TIMER_MS) {
+      throw new StowageError(
+        "config",
+        `\`s3.delivery.${key}\` is ${out[key]} ms, over the ${MAX_TIMER_MS} ms (about 24.8 days) a timer can wait; Node would fire it after 1 ms. Use a smaller value`,
+      );
+    }
+  }
+  if (out.maxSpoolBytes < out.maxRecordBytes) {
+    throw new StowageError(
+      "config",
+      `\`s3.delivery.maxSpoolBytes\` (${formatBytes(out.maxSpoolBytes)}) must not be below \`maxRecordBytes\` (${formatBytes(out.maxRecordBytes)}): a record must fit in the spool`,
     );
   }
   // A batch holds up to maxBatchBytes, or one record of up to maxRecordBytes: every reader

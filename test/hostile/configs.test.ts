@@ -218,6 +218,45 @@ describe("§4 doctor validates what createLogger validates; config errors exit 2
   });
 });
 
+describe("issue 31 §4: values that would only fail at runtime are refused at load, by createLogger and doctor", () => {
+  const s3 = (extra: string) =>
+    `destination: s3\ns3:\n  bucket: logs-bucket\n  region: eu-west-1\n  endpoint: http://127.0.0.1:9\n  allow_anonymous: true\n${extra}`;
+  const cases: [string, string, RegExp][] = [
+    ["bucket a..b", s3("").replace("logs-bucket", "a..b"), /bucket.*no `\.\.`/],
+    ["bucket 192.168.1.10", s3("").replace("logs-bucket", "192.168.1.10"), /IP address/],
+    [
+      "a 2,000-character prefix (keys over 1,024 bytes)",
+      s3(`  prefix: ${"p".repeat(2000)}\n`),
+      /prefix` is 2000 bytes; at most 896 bytes.*1,024 bytes/,
+    ],
+    [
+      "maxSpoolBytes below maxRecordBytes",
+      s3("  delivery:\n    max_spool_bytes: 1KiB\n    max_record_bytes: 4KiB\n"),
+      /maxSpoolBytes.*must not be below.*maxRecordBytes.*fit in the spool/,
+    ],
+    [
+      "a flush interval of 2^31 ms",
+      s3(`  delivery:\n    flush_interval_ms: ${2 ** 31}\n`),
+      /flushIntervalMs.*2147483647 ms.*1 ms/,
+    ],
+    [
+      "a backoff of 2^31 ms",
+      s3(`  delivery:\n    initial_backoff_ms: ${2 ** 31}\n    max_backoff_ms: ${2 ** 31}\n`),
+      /(initial|max)BackoffMs.*2147483647 ms/,
+    ],
+  ];
+  it.each(cases)("%s: resolveLoggerConfig", async (_name, yaml, expected) => {
+    expect(await loadError("stowage.config.yaml", yaml)).toMatch(expected);
+  });
+  it.each(cases)("%s: doctor (exit 2, the rule named, no stack)", async (_name, yaml, expected) => {
+    const { dir } = configDir("stowage.config.yaml", yaml);
+    const run = await runStowage(["doctor"], { cwd: dir });
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(run.stdout).toMatch(expected);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
 describe("§4 a refused database connection gets a connection hint", () => {
   it.each([
     ["PostgreSQL", () => openPostgres("postgres://postgres@127.0.0.1:1/test", 3_000)],
