@@ -134,6 +134,8 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
     const file = asArrayBuffer(await encode("zstd"));
     const parsers = {
       timestampFromMicroseconds: (m: bigint) => m,
+      // The JSON column's text as written (the default parser would parse it, losing int64 digits).
+      jsonFromBytes: (b: Uint8Array) => b,
       dateFromDays: (d: number) => d,
     } as never;
     const back = await parquetReadObjects({ file, compressors, utf8: false, parsers });

@@ -149,7 +149,15 @@ export function parquetElement(c: ColumnSpec): SchemaElement {
     case "bytes":
       return { ...base, type: "BYTE_ARRAY" };
     case "json":
-      return { ...base, type: "BYTE_ARRAY", logical_type: { type: "JSON" } };
+      // Both annotations: readers of the older generation (DuckDB among them) look only at
+      // the converted type, and without it read BLOB, so `meta->>'k'` was NULL on every row
+      // (issue 31 §5). The JSON text is UTF-8, as the format requires.
+      return {
+        ...base,
+        type: "BYTE_ARRAY",
+        converted_type: "JSON",
+        logical_type: { type: "JSON" },
+      };
     case "date":
       return { ...base, type: "INT32", converted_type: "DATE", logical_type: { type: "DATE" } };
     case "timestamp":
