@@ -1,7 +1,8 @@
 /**
  * `stowage/express`: a middleware that gives each request a child logger
  * (`req.log`, bound to its request id, created on first access) and writes one
- * record when the response finishes, plus an error middleware that puts a thrown
+ * record when the response closes — finished, or abandoned by the client (`aborted`,
+ * by the shared rule in `nodeResponseEnd`) — plus an error middleware that puts a thrown
  * error (with its stack) on that record. Express is only referenced by type here.
  */
 import type { ServerResponse } from "node:http";
@@ -10,6 +11,7 @@ import type { Logger } from "../../logger/logger.js";
 import {
   clientIp,
   logRequest,
+  nodeResponseEnd,
   requestIdFrom,
   RequestState,
   resolveRequestLogOptions,
@@ -99,23 +101,27 @@ export function stowageExpress(logger: Logger, options: RequestLogOptions = {}):
     installLogAccessor(req as TrackedRequest);
     req.requestId = state.requestId;
     if (o.setResponseHeader) res.setHeader(o.requestIdHeader, state.requestId);
-    if (!o.skip?.(state.path)) res.on("finish", onFinish);
+    // "close", not "finish": it comes after "finish" for a completed response and alone
+    // for one the client abandoned, so every request gets its one record (issue 30 row 10).
+    if (!o.skip?.(state.path)) res.on("close", onClose);
     next();
   };
 }
 
-/** The response's "finish" listener (one function for all requests: `this` is the response). */
-function onFinish(this: TrackedResponse): void {
+/** The response's "close" listener (one function for all requests: `this` is the response). */
+function onClose(this: TrackedResponse): void {
   const req = this.req;
   const state = req[STATE];
   if (state === undefined) return;
   const o = state.options;
   const xff = req.headers["x-forwarded-for"];
+  const end = nodeResponseEnd(this);
   logRequest(state, {
     method: req.method,
     route: routePattern(req),
     path: state.path,
-    status: this.statusCode,
+    status: end.status,
+    aborted: end.aborted,
     userAgent: req.headers["user-agent"],
     ip: clientIp(
       o.trustProxy,

@@ -1,8 +1,11 @@
 /**
  * `stowage/hono`: a Hono middleware that gives each request a child logger
- * (`c.get("log")`, bound to its request id) and writes one record after the
- * handler with the matched route pattern, status and any thrown error. It uses
- * only Web APIs, so it runs on Node, Bun and edge runtimes alike; on
+ * (`c.get("log")`, bound to its request id) and writes one record per request with
+ * the matched route pattern, status and any thrown error: on `@hono/node-server`
+ * when Node's response closes (so the record has the status actually sent, and a
+ * request the client abandoned is `aborted`, by the shared rule in `nodeResponseEnd`),
+ * elsewhere after the handler (`fetchResponseEnd`: aborted when the request's signal
+ * is). It uses only Web APIs, so it runs on Node, Bun and edge runtimes alike; on
  * `@hono/node-server` it reads the request headers from Node's request and sets
  * the response header on Node's response, so neither side has to be turned into
  * a full Fetch `Request`/`Response` just for the record.
@@ -13,13 +16,18 @@ import { routePath } from "hono/route";
 import type { Logger } from "../../logger/logger.js";
 import {
   clientIp,
+  fetchResponseEnd,
   logRequest,
+  nodeResponseEnd,
   queryObject,
   queryString,
   requestIdFrom,
   RequestState,
   resolveRequestLogOptions,
+  type FinishedRequest,
+  type RequestEnd,
   type RequestLogOptions,
+  type ResolvedRequestLogOptions,
 } from "../http/request-record.js";
 
 /** Context variables set by the middleware: `c.get("log")`, `c.get("requestId")`. */
@@ -53,33 +61,51 @@ export function stowageHono(
     c.set("log", state.log);
     c.set("requestId", state.requestId);
     const outgoing = node?.outgoing;
-    const earlyHeader = o.setResponseHeader && typeof outgoing?.setHeader === "function";
-    if (earlyHeader) outgoing!.setHeader(o.requestIdHeader, state.requestId);
+    const onNode = typeof outgoing?.setHeader === "function";
+    if (o.setResponseHeader && onNode) outgoing!.setHeader(o.requestIdHeader, state.requestId);
+    const skipped = o.skip?.(c.req.path) === true;
+    // On Node the record waits for the response to close: after it was sent, or when the
+    // client went away — possibly while the handler still runs (issue 30 row 10).
+    if (onNode && !skipped)
+      outgoing!.on("close", () =>
+        logRequest(state, facts(c, incoming, o, nodeResponseEnd(outgoing!))),
+      );
     await next();
-    if (o.setResponseHeader && !earlyHeader) c.res.headers.set(o.requestIdHeader, state.requestId);
-    const path = c.req.path;
-    if (o.skip?.(path)) return;
+    if (o.setResponseHeader && !onNode) c.res.headers.set(o.requestIdHeader, state.requestId);
+    if (skipped) return;
     if (c.error !== undefined) state.fail(c.error);
-    const route = routePath(c);
-    const search = o.query ? queryString(c.req.url) : undefined;
-    logRequest(state, {
-      method: c.req.method,
-      route: route && route !== "*" && route !== "/*" ? route : undefined,
-      path,
-      status: c.res.status,
-      userAgent: header(c, incoming, "user-agent"),
-      ip: clientIp(
-        o.trustProxy,
-        o.trustProxy ? header(c, incoming, "x-forwarded-for") : undefined,
-        incoming?.socket?.remoteAddress,
-      ),
-      query: search === undefined ? undefined : queryObject(search),
-      headers: o.headers
-        ? incoming !== undefined
-          ? { ...incoming.headers }
-          : Object.fromEntries(c.req.raw.headers)
-        : undefined,
-    });
+    if (!onNode)
+      logRequest(state, facts(c, incoming, o, fetchResponseEnd(c.req.raw.signal, c.res.status)));
+  };
+}
+
+/** The record's fields, read from the context when the record is written. */
+function facts(
+  c: Context,
+  incoming: IncomingMessage | undefined,
+  o: ResolvedRequestLogOptions,
+  end: RequestEnd,
+): FinishedRequest {
+  const route = routePath(c);
+  const search = o.query ? queryString(c.req.url) : undefined;
+  return {
+    method: c.req.method,
+    route: route && route !== "*" && route !== "/*" ? route : undefined,
+    path: c.req.path,
+    status: end.status,
+    aborted: end.aborted,
+    userAgent: header(c, incoming, "user-agent"),
+    ip: clientIp(
+      o.trustProxy,
+      o.trustProxy ? header(c, incoming, "x-forwarded-for") : undefined,
+      incoming?.socket?.remoteAddress,
+    ),
+    query: search === undefined ? undefined : queryObject(search),
+    headers: o.headers
+      ? incoming !== undefined
+        ? { ...incoming.headers }
+        : Object.fromEntries(c.req.raw.headers)
+      : undefined,
   };
 }
 

@@ -1,9 +1,10 @@
 /**
  * The request record shared by the Express, Fastify and Hono adapters: request
  * id (taken from or added to a header), client ip (forwarded only when the proxy
- * is trusted), one record per request at a level chosen by status. Headers and
- * query go into `data`, so the logger's §3.3 redaction (authorization, cookie,
- * token, …) applies to them like to any record.
+ * is trusted), exactly one record per request at a level chosen by status, and the
+ * abort rule (a request the client abandons is recorded `aborted: true`, with the
+ * status only if one was sent). Headers and query go into `data`, so the logger's
+ * §3.3 redaction (authorization, cookie, token, …) applies to them like to any record.
  *
  * Per-request cost is kept to what the record needs: one state object, a child
  * logger created only when the handler asks for it (the record carries the same
@@ -11,6 +12,7 @@
  * closures per request. The record is serialised at the end of the event-loop turn,
  * together with the turn's other requests, not before the response is sent.
  */
+import type { ServerResponse } from "node:http";
 import type { Logger } from "../../logger/logger.js";
 
 /** Options common to the three framework adapters. */
@@ -87,6 +89,7 @@ export class RequestState {
   error: unknown = undefined;
   hasError = false;
   private child: Logger | undefined = undefined;
+  private written = false;
 
   constructor(
     private readonly base: Logger,
@@ -96,6 +99,18 @@ export class RequestState {
   /** The request's child logger (bindings `{ requestId }`), created on first access. */
   get log(): Logger {
     return (this.child ??= this.base.child({ requestId: this.requestId }));
+  }
+
+  /** True once the request's record is written: `logRequest` writes one per request, never two. */
+  get recorded(): boolean {
+    return this.written;
+  }
+
+  /** Marks the record written; false when it already was (the one-record guard of `logRequest`). */
+  claimRecord(): boolean {
+    if (this.written) return false;
+    this.written = true;
+    return true;
   }
 
   fail(error: unknown): void {
@@ -119,41 +134,101 @@ export class RequestState {
   }
 }
 
-/** What an adapter knows when a response has been sent. */
+/** What an adapter knows when a response has been sent, or the client went away first. */
 export interface FinishedRequest {
   method: string;
   /** The route pattern (`/orders/:id`), or undefined when no route matched. */
   route: string | undefined;
   path: string;
-  status: number;
+  /** The status sent; undefined when the client went away before any was (see `nodeResponseEnd`). */
+  status: number | undefined;
+  /** True when the response never completed because the client went away (see `nodeResponseEnd`). */
+  aborted?: boolean;
   userAgent: string | undefined;
   ip: string | undefined;
   query: Record<string, unknown> | undefined;
   headers: Record<string, unknown> | undefined;
 }
 
-/** Writes the one record of a request through its child logger (never throws, never flushes). */
+/** How a request ended, for its record: the status sent (if any) and whether the client went away first. */
+export interface RequestEnd {
+  status: number | undefined;
+  aborted: boolean;
+}
+
+/** The parts of a Node response (`http.ServerResponse`, also light-my-request's) the abort rule reads. */
+export type NodeResponse = Pick<
+  ServerResponse,
+  "writableFinished" | "writableEnded" | "destroyed" | "headersSent" | "statusCode"
+>;
+
+/**
+ * The abort rule (issue 30 row 10), the one place the three adapters learn how a request
+ * ended on Node. Read it on the response's "finish" or "close" (or an adapter's hook for
+ * them). A response that completed is a normal record with its status, even when the
+ * client closes the socket afterwards. One that closed before completing — the client
+ * aborted, its socket was destroyed — is `aborted: true`, with the status only when the
+ * head went out (what the client may have seen); none when nothing was sent, even if the
+ * handler answers later into the closed socket (Hono wrote those as 200).
+ *
+ * Completed: every byte handed to the socket (`writableFinished`), or `end()` called on a
+ * response that is not destroyed — light-my-request's in-memory response (Fastify's
+ * `inject`) has no socket to drain, so its `writableFinished` stays false after "finish".
+ *
+ * @example res.on("close", () => logRequest(state, { ...facts, ...nodeResponseEnd(res) }));
+ */
+export function nodeResponseEnd(res: NodeResponse): RequestEnd {
+  if (res.writableFinished || (res.writableEnded && !res.destroyed))
+    return { status: res.statusCode, aborted: false };
+  return { status: res.headersSent ? res.statusCode : undefined, aborted: true };
+}
+
+/**
+ * The same rule where there is no Node response (Hono on Bun, Deno, workers, `app.request`):
+ * read when the handler has returned its `Response`, before the runtime sends it; a request
+ * whose signal has aborted by then (the runtime saw the client go) gets nothing: aborted, no status.
+ *
+ * @example logRequest(state, { ...facts, ...fetchResponseEnd(c.req.raw.signal, c.res.status) });
+ */
+export function fetchResponseEnd(signal: AbortSignal | undefined, status: number): RequestEnd {
+  return signal?.aborted === true
+    ? { status: undefined, aborted: true }
+    : { status, aborted: false };
+}
+
+/**
+ * Writes the one record of a request through its child logger (never throws, never
+ * flushes); a second call for the same request writes nothing, so an adapter may call
+ * it from both its finish path and its close path. An aborted request is a warning
+ * (the client left; an error only when the handler threw or a 5xx went out), with
+ * `aborted: true` and no `status` when none was sent: `GET /slow aborted`.
+ */
 export function logRequest(state: RequestState, r: FinishedRequest): void {
+  if (!state.claimRecord()) return;
   const durationMs = Math.round((performance.now() - state.start) * 1000) / 1000;
   const route = r.route ?? "(no route)";
-  const data: Record<string, unknown> = {
-    method: r.method,
-    route,
-    path: r.path,
-    status: r.status,
-    durationMs,
-  };
+  const status = r.status;
+  const data: Record<string, unknown> = { method: r.method, route, path: r.path };
+  if (status !== undefined) data.status = status;
+  data.durationMs = durationMs;
+  if (r.aborted === true) data.aborted = true;
   if (r.userAgent !== undefined) data.userAgent = r.userAgent;
   if (r.ip !== undefined) data.ip = r.ip;
   if (r.query !== undefined && hasKeys(r.query)) data.query = r.query;
   if (r.headers !== undefined) data.headers = r.headers;
-  const message = `${r.method} ${route} ${r.status}`;
+  let message = status === undefined ? `${r.method} ${route}` : `${r.method} ${route} ${status}`;
+  if (r.aborted === true) message += " aborted";
   // pino order with `err`: the logger fills the record's `error` (stack included).
   if (state.hasError) {
     data.err = asError(state.error);
     state.log.error(data, message);
-  } else
-    state.record(r.status >= 500 ? "error" : r.status >= 400 ? "warning" : "info", message, data);
+  } else state.record(levelOf(status, r.aborted === true), message, data);
+}
+
+function levelOf(status: number | undefined, aborted: boolean): "info" | "warning" | "error" {
+  if (status !== undefined && status >= 500) return "error";
+  if (aborted || (status !== undefined && status >= 400)) return "warning";
+  return "info";
 }
 
 /** The query part of a request target (`/a?b=1` → `b=1`), or undefined when there is none. */
