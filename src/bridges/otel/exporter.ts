@@ -1,17 +1,20 @@
 /**
- * `stowage/otel`: a `LogRecordExporter` for `@opentelemetry/sdk-logs`.
- * Severity → level, body → message, attributes → data, resource attributes
- * → service (`service.name`) and bindings, trace and span ids kept. `export`
- * reports success once the logger accepted every record (committed, with the
- * sqlite buffer); `forceFlush`/`shutdown` are the logger's flush/close and
- * reject when delivery did not complete. OpenTelemetry is referenced by type only.
+ * `stowage/otel`: a `LogRecordExporter` for `@opentelemetry/sdk-logs` (mapping in
+ * map-record.ts). `export` writes every record of the batch it can, and answers
+ * SUCCESS once the logger accepted all of them (committed, with the sqlite buffer)
+ * or FAILED naming how many were not exported and why; the valid records are written
+ * either way (issue 30 row 8: one bad timestamp used to lose its whole batch).
+ * `forceFlush`/`shutdown` are the logger's flush/close and reject when delivery did
+ * not complete or when any record was lost (loss-counts.ts). OpenTelemetry is
+ * referenced by type only.
  */
 import type { ExportResult } from "@opentelemetry/core";
 import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { FlushResult } from "../../logger/flush-result.js";
 import type { Logger } from "../../logger/logger.js";
-import type { Level } from "../../record/levels.js";
 import { StowageError } from "../../shared/errors.js";
+import { LossCounts, type OtelExportCounts } from "./loss-counts.js";
+import { InvalidOtelRecord, mapOtelRecord } from "./map-record.js";
 
 /** ExportResultCode of @opentelemetry/core (SUCCESS = 0, FAILED = 1), without loading it. */
 const SUCCESS = 0;
@@ -22,50 +25,6 @@ export interface StowageOtelExporterOptions {
   timeoutMs?: number;
   /** Close the logger on shutdown (default true); false when the app keeps using it. */
   closeLogger?: boolean;
-}
-
-/**
- * OpenTelemetry severity numbers (1–24, six bands of four) → Stowage levels.
- * @example otelLevel(13, undefined) // "warning"
- */
-export function otelLevel(
-  severityNumber: number | undefined,
-  severityText: string | undefined,
-): Level {
-  if (severityNumber !== undefined && severityNumber > 0) {
-    const bands: Level[] = ["trace", "debug", "info", "warning", "error", "critical"];
-    return bands[Math.min(5, Math.floor((severityNumber - 1) / 4))]!;
-  }
-  const t = severityText?.toLowerCase();
-  if (t === "warn" || t === "warning") return "warning";
-  if (t === "fatal" || t === "critical") return "critical";
-  if (t === "trace" || t === "debug" || t === "error") return t;
-  return "info";
-}
-
-/**
- * One SDK log record → the record handed to `Logger.write`.
- * @example mapOtelRecord(record).level // "warning" for severityNumber 13
- */
-export function mapOtelRecord(r: ReadableLogRecord): Parameters<Logger["write"]>[0] {
-  const ms = r.hrTime[0] * 1000 + Math.floor(r.hrTime[1] / 1e6);
-  const rec: Parameters<Logger["write"]>[0] = {
-    timestamp: new Date(ms).toISOString(),
-    level: otelLevel(r.severityNumber, r.severityText),
-    message: typeof r.body === "string" ? r.body : "",
-  };
-  const data: Record<string, unknown> = { ...r.attributes };
-  if (r.body !== undefined && typeof r.body !== "string") data.body = r.body;
-  if (r.eventName) data["event.name"] = r.eventName;
-  if (Object.keys(data).length > 0) rec.data = data;
-  const { "service.name": service, ...resource } = r.resource.attributes;
-  if (typeof service === "string") rec.service = service;
-  const bindings: Record<string, unknown> = { ...resource };
-  if (r.instrumentationScope?.name) bindings["otel.scope.name"] = r.instrumentationScope.name;
-  if (Object.keys(bindings).length > 0) rec.bindings = bindings;
-  if (r.spanContext?.traceId) rec.traceId = r.spanContext.traceId;
-  if (r.spanContext?.spanId) rec.spanId = r.spanContext.spanId;
-  return rec;
 }
 
 /**
@@ -81,6 +40,7 @@ export class StowageLogExporter implements LogRecordExporter {
   private shutDown = false;
   /** Exports whose writes are still being accepted. */
   private readonly writing = new Set<Promise<unknown>>();
+  private readonly losses = new LossCounts();
 
   constructor(
     private readonly logger: Logger,
@@ -90,37 +50,56 @@ export class StowageLogExporter implements LogRecordExporter {
     this.closeLogger = options.closeLogger ?? true;
   }
 
+  /** Records exported, invalid and refused since the exporter was built. */
+  get counts(): OtelExportCounts {
+    return this.losses.snapshot();
+  }
+
   export(logs: ReadableLogRecord[], resultCallback: (result: ExportResult) => void): void {
     if (this.shutDown)
       return resultCallback({
         code: FAILED,
         error: new StowageError("rejected", "the exporter is shut down"),
       });
-    const writes = logs.map((r) => this.logger.write(mapOtelRecord(r)));
-    const all = Promise.allSettled(writes);
-    this.writing.add(all);
-    void all.then((results) => {
-      this.writing.delete(all);
-      const failed = results.filter((x) => x.status === "rejected");
-      if (failed.length === 0) return resultCallback({ code: SUCCESS });
-      const first = (failed[0] as PromiseRejectedResult).reason as Error;
+    const batch = new LossCounts();
+    const writes: Promise<void>[] = [];
+    for (const r of logs) {
+      try {
+        writes.push(this.logger.write(mapOtelRecord(r)));
+      } catch (err) {
+        const reason = err instanceof InvalidOtelRecord ? err.reason : "invalid record";
+        batch.invalidRecord(reason);
+        this.losses.invalidRecord(reason);
+      }
+    }
+    const done = Promise.allSettled(writes).then((results) => {
+      for (const x of results) {
+        if (x.status === "fulfilled") continue;
+        batch.refusedRecord(x.reason);
+        this.losses.refusedRecord(x.reason);
+      }
+      const { lost } = batch.snapshot();
+      this.losses.accepted(logs.length - lost);
+      if (lost === 0) return resultCallback({ code: SUCCESS });
       resultCallback({
         code: FAILED,
         error: new StowageError(
           "rejected",
-          `${failed.length} of ${logs.length} records were refused: ${first.message}`,
+          `${lost} of ${logs.length} records were not exported: ${batch.describe()}`,
         ),
       });
     });
+    this.writing.add(done);
+    void done.finally(() => this.writing.delete(done));
   }
 
   async forceFlush(): Promise<void> {
-    throwIfUndelivered(await this.settle(false), "forceFlush");
+    this.throwIfLost(await this.settle(false), "forceFlush");
   }
 
   async shutdown(): Promise<void> {
     this.shutDown = true;
-    throwIfUndelivered(await this.settle(this.closeLogger), "shutdown");
+    this.throwIfLost(await this.settle(this.closeLogger), "shutdown");
   }
 
   /**
@@ -143,18 +122,22 @@ export class StowageLogExporter implements LogRecordExporter {
       }
     }
   }
-}
 
-function throwIfUndelivered(result: FlushResult, what: string): void {
-  if (result.ok) return;
-  const why = Object.values(result.destinations)
-    .map(
-      (d) =>
-        `${d.kind}: ${d.pending} pending${d.failure ? `, ${d.failure.category} ${d.failure.code}` : ""}`,
-    )
-    .join("; ");
-  throw new StowageError(
-    "storage",
-    `stowage ${what}: ${result.timedOut ? "timed out" : "delivery failed"} (${why})`,
-  );
+  /** Rejects when delivery did not complete or any record was lost before it (never forgotten). */
+  private throwIfLost(result: FlushResult, what: string): void {
+    const { lost } = this.losses.snapshot();
+    if (result.ok && lost === 0) return;
+    const problems: string[] = [];
+    if (lost > 0) problems.push(`${lost} record(s) lost: ${this.losses.describe()}`);
+    if (!result.ok) {
+      const why = Object.values(result.destinations)
+        .map(
+          (d) =>
+            `${d.kind}: ${d.pending} pending${d.failure ? `, ${d.failure.category} ${d.failure.code}` : ""}`,
+        )
+        .join("; ");
+      problems.push(`${result.timedOut ? "timed out" : "delivery failed"} (${why})`);
+    }
+    throw new StowageError("storage", `stowage ${what}: ${problems.join("; ")}`);
+  }
 }

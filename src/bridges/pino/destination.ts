@@ -34,7 +34,7 @@ export function createPinoDestination(options: PinoDestinationOptions = {}): Pin
   const { logger, owned } = openBridgeLogger(options);
   const timeoutMs = options.flushTimeoutMs ?? 8_000;
   const report = options.onError ?? stderrReporter;
-  const writer = new PinoRecordWriter(logger, options, report);
+  const writer = new PinoRecordWriter(logger, options, report, owned);
   const dest = new Writable({
     decodeStrings: false,
     write(chunk: string | Buffer, _enc, cb) {

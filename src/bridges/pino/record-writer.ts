@@ -2,39 +2,44 @@
  * The part shared by the pino worker transport and the main-thread destination:
  * hands mapped records to `Logger.write`, keeps count of the writes still being
  * accepted and of the rejected ones, and turns pino's flush/close into the
- * logger's flush/close with a timeout, reporting failures (never secrets) to `onError`.
+ * logger's flush/close with a timeout, reporting failures (never secrets) to `onError`:
+ * how many of the records this bridge accepted were not delivered, and why.
  */
 import type { FlushResult } from "../../logger/flush-result.js";
 import type { Logger } from "../../logger/logger.js";
+import { LEVEL_VALUES } from "../../record/levels.js";
 import { mapPinoLine, type PinoFieldOptions } from "./map-record.js";
+import type { BridgeErrorReporter } from "./stderr-report.js";
 
-/** What the writer reports: a line that is not JSON, a rejected record, a failed flush. */
-export type BridgeErrorReporter = (message: string) => void;
-
-/** Writes to stderr: the default reporter of the pino bridges. */
-export const stderrReporter: BridgeErrorReporter = (message) => {
-  process.stderr.write(`stowage/pino: ${message}\n`);
-};
+export { stderrReporter, type BridgeErrorReporter } from "./stderr-report.js";
 
 export class PinoRecordWriter {
-  /** Records accepted by the logger, and records it refused (queue/spool full, oversized). */
+  /** Records accepted by the logger (below its level: not counted), and records it refused (queue/spool full, oversized). */
   accepted = 0;
   rejected = 0;
   private inFlight = 0;
   private idle: (() => void)[] = [];
   private lastRejection = "";
 
+  /**
+   * @param owned the bridge created the logger, so every record it delivered came
+   * through this writer and `accepted − delivered` is the number not delivered.
+   */
   constructor(
     readonly logger: Logger,
     private readonly fields: PinoFieldOptions,
     private readonly report: BridgeErrorReporter,
+    private readonly owned = false,
   ) {}
 
   /** Maps one parsed pino line and writes it; never throws. */
   write(line: Record<string, unknown>): void {
     let pending: Promise<void>;
     try {
-      pending = this.logger.write(mapPinoLine(line, this.fields));
+      const record = mapPinoLine(line, this.fields);
+      // Below the logger's level write() resolves without keeping the record: not one of ours.
+      if (LEVEL_VALUES[record.level ?? "info"] < LEVEL_VALUES[this.logger.level]) return;
+      pending = this.logger.write(record);
     } catch (err) {
       this.onRejected(err);
       return;
@@ -86,17 +91,19 @@ export class PinoRecordWriter {
       );
       this.rejected = 0;
     }
-    if (!result.ok) {
-      const problems = Object.values(result.destinations)
-        .map((d) => {
-          const why = d.failure
-            ? `${d.failure.category} ${d.failure.code}: ${d.failure.message}`
-            : "";
-          return `${d.kind}: ${d.pending} record(s) pending${why ? `, ${why}` : ""}`;
-        })
-        .join("; ");
-      this.report(`${what} ${result.timedOut ? "timed out" : "failed"} (${problems})`);
-    }
+    if (!result.ok) this.report(this.describeFailure(result, what));
     return result;
+  }
+
+  /** Says why, and — when the bridge owns the logger — how many of its records did not arrive. */
+  describeFailure(result: FlushResult, what: string): string {
+    const sink = result.destinations.sink;
+    const why = sink.failure
+      ? `, ${sink.failure.category} ${sink.failure.code}: ${sink.failure.message}`
+      : "";
+    const message = `${what} ${result.timedOut ? "timed out" : "failed"} (${sink.kind}: ${sink.pending} record(s) pending${why})`;
+    if (!this.owned) return message;
+    const lost = Math.max(0, this.accepted - sink.delivered);
+    return `${message}; ${lost} of ${this.accepted} record(s) not delivered`;
   }
 }

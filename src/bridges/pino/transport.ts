@@ -4,11 +4,25 @@
  * `flush(cb)` waits for delivery (the worker's `flush` is the logger's flush);
  * the end of the stream (pino's exit hook, `transport.end()`) closes the logger
  * within `flushTimeoutMs`, kept under thread-stream's 10 s exit wait.
+ *
+ * Invariants (issue 30 rows 2, 3):
+ * - The worker never hands an error to thread-stream: thread-stream takes any error
+ *   from the destination (a flush callback's included) as the worker's death — it
+ *   emits 'error' on the app's stream (no listener: the app crashes) and terminates
+ *   the worker, losing every later line. A failed flush is reported on stderr and
+ *   sent to the main thread as a `stowage:flush` event (`withFlushErrors` hands it
+ *   to pino's flush callback); the transport lives on.
+ * - Reports go straight to fd 2 (stderr-report.ts): at exit the main thread is
+ *   blocked in thread-stream's `end()`, and the worker's `process.stderr` is relayed
+ *   through it, so a loss at exit reported that way would never be seen.
  */
+import { parentPort } from "node:worker_threads";
 import build from "pino-abstract-transport";
 import type { LoggerConfig } from "../../logger/create-logger.js";
+import type { FlushResult } from "../../logger/flush-result.js";
 import { openBridgeLogger } from "../shared/open-logger.js";
 import { nextTurn } from "../../shared/abort.js";
+import { FLUSH_EVENT, type FlushOutcome } from "./flush-errors.js";
 import type { PinoFieldOptions } from "./map-record.js";
 import { PinoRecordWriter, stderrReporter } from "./record-writer.js";
 
@@ -54,6 +68,7 @@ export default async function stowageTransport(
           errorKey: options.errorKey ?? source.errorKey,
         },
         stderrReporter,
+        owned,
       );
       const w = writer;
       source.on("data", (line: Record<string, unknown>) => w.write(line));
@@ -64,7 +79,8 @@ export default async function stowageTransport(
     {
       expectPinoConfig: true,
       close: async () => {
-        await writer?.close(timeoutMs, owned);
+        // An error here would reach thread-stream as the worker's: report it instead.
+        await writer?.close(timeoutMs, owned).catch(reportUnexpected("close"));
       },
     },
   )) as PinoStream;
@@ -73,14 +89,40 @@ export default async function stowageTransport(
     void settleReadable(stream)
       .then(() => writer?.flush(timeoutMs))
       .then(
-        (result) =>
-          cb(
-            result && !result.ok ? new Error("stowage: flush did not deliver every record") : null,
-          ),
-        (err: unknown) => cb(err as Error),
-      );
+        (result) => postFlushOutcome(result, writer),
+        (err: unknown) => {
+          reportUnexpected("flush")(err);
+          postFlushOutcome(undefined, writer, err);
+        },
+      )
+      .finally(() => cb(null));
   };
   return stream;
+}
+
+/** Tells the main thread how the flush went (thread-stream relays `EVENT` messages as stream events). */
+function postFlushOutcome(
+  result: FlushResult | undefined,
+  writer: PinoRecordWriter | undefined,
+  err?: unknown,
+): void {
+  let outcome: FlushOutcome = { ok: true };
+  if (err !== undefined) outcome = { ok: false, message: `stowage: flush failed: ${String(err)}` };
+  else if (result && !result.ok && writer)
+    outcome = {
+      ok: false,
+      message: `stowage: flush did not deliver every record (${writer.describeFailure(result, "flush")})`,
+    };
+  try {
+    parentPort?.postMessage({ code: "EVENT", name: FLUSH_EVENT, args: [outcome] });
+  } catch {
+    // The main thread is gone: nobody is waiting for the outcome.
+  }
+}
+
+function reportUnexpected(what: string): (err: unknown) => void {
+  return (err) =>
+    stderrReporter(`${what} failed: ${err instanceof Error ? err.message : String(err)}`);
 }
 
 /** Lets lines already written into the stream reach the 'data' handler. */
