@@ -31,6 +31,13 @@ declare module "express-serve-static-core" {
 const STATE = Symbol("stowage.request");
 
 class ExpressRequestState extends RequestState {
+  /**
+   * The matched route's full pattern (mount path included), taken when Express assigns
+   * `req.route`: by the time the response closes, a router has restored `req.baseUrl`
+   * (to "" after an error, to undefined at the app) and the pattern is gone.
+   */
+  routePattern: string | undefined = undefined;
+
   constructor(
     base: Logger,
     requestId: string,
@@ -42,7 +49,8 @@ class ExpressRequestState extends RequestState {
   }
 }
 
-type TrackedRequest = Request & { [STATE]?: ExpressRequestState };
+const ROUTE = Symbol("stowage.route");
+type TrackedRequest = Request & { [STATE]?: ExpressRequestState; [ROUTE]?: unknown };
 type TrackedResponse = ServerResponse & { req: TrackedRequest };
 
 /** `req.log`: the request's child logger, made on first read; an assignment replaces it for that request. */
@@ -63,21 +71,44 @@ const logAccessor: PropertyDescriptor = {
 };
 
 /**
- * The accessor goes once on the app's request prototype (`app.request`, which
+ * `req.route`: a plain value for Express, read back unchanged; its assignment (when a
+ * route matches, inside whichever router) also records the full pattern on the request's state.
+ */
+const routeAccessor: PropertyDescriptor = {
+  configurable: true,
+  enumerable: false,
+  get(this: TrackedRequest): unknown {
+    return this[ROUTE];
+  },
+  set(this: TrackedRequest, value: unknown) {
+    this[ROUTE] = value;
+    const state = this[STATE];
+    const path = (value as { path?: unknown } | undefined)?.path;
+    if (state !== undefined && typeof path === "string")
+      state.routePattern = `${this.baseUrl ?? ""}${path}` || "/";
+  },
+};
+
+const ACCESSORS: [string, PropertyDescriptor][] = [
+  ["log", logAccessor],
+  ["route", routeAccessor],
+];
+
+/**
+ * The accessors go once on the app's request prototype (`app.request`, which
  * Express documents as the place to extend `req`), so a request costs no
  * property definition; a request with any other prototype gets its own.
  */
 const patched = new WeakSet<object>();
-function installLogAccessor(req: TrackedRequest): void {
+function installAccessors(req: TrackedRequest): void {
   const proto = Object.getPrototypeOf(req) as object | null;
   if (proto !== null && patched.has(proto)) return;
-  if (proto !== null && Object.prototype.hasOwnProperty.call(proto, "app")) {
-    if (!Object.prototype.hasOwnProperty.call(proto, "log"))
-      Object.defineProperty(proto, "log", logAccessor);
-    patched.add(proto);
-  } else if (!Object.prototype.hasOwnProperty.call(req, "log")) {
-    Object.defineProperty(req, "log", logAccessor);
+  const target = proto !== null && Object.prototype.hasOwnProperty.call(proto, "app") ? proto : req;
+  for (const [name, accessor] of ACCESSORS) {
+    if (!Object.prototype.hasOwnProperty.call(target, name))
+      Object.defineProperty(target, name, accessor);
   }
+  if (target === proto) patched.add(proto);
 }
 
 /**
@@ -98,7 +129,7 @@ export function stowageExpress(logger: Logger, options: RequestLogOptions = {}):
       req.path,
     );
     (req as TrackedRequest)[STATE] = state;
-    installLogAccessor(req as TrackedRequest);
+    installAccessors(req as TrackedRequest);
     req.requestId = state.requestId;
     if (o.setResponseHeader) res.setHeader(o.requestIdHeader, state.requestId);
     // "close", not "finish": it comes after "finish" for a completed response and alone
@@ -118,7 +149,7 @@ function onClose(this: TrackedResponse): void {
   const end = nodeResponseEnd(this);
   logRequest(state, {
     method: req.method,
-    route: routePattern(req),
+    route: state.routePattern ?? routePattern(req),
     path: state.path,
     status: end.status,
     aborted: end.aborted,
