@@ -63,6 +63,7 @@ function recording(
     get: (key, o) => (read(`get ${key}`), inner.get(key, o)),
     head: (key, o) => (read(`head ${key}`), inner.head(key, o)),
     list: (o) => (read(`list ${o?.prefix ?? ""}`), inner.list(o)),
+    listVersions: (o) => (read(`versions ${o?.prefix ?? ""}`), inner.listVersions(o)),
     delete: async (key, o) => (log.push(`delete ${key}`), inner.delete(key, o)),
     startMultipart: async (key, o) => (
       log.push(`start ${key}`),

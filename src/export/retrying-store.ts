@@ -33,6 +33,7 @@ export function retryingStore(
     get: (key, o) => retry(() => inner.get(key, o)),
     head: (key, o) => retry(() => inner.head(key, o)),
     list: (o) => retry(() => inner.list(o)),
+    listVersions: (o) => retry(() => inner.listVersions(o)),
     delete: (key, o) => retry(() => inner.delete(key, o)),
     startMultipart: (key, o) => retry(() => inner.startMultipart(key, o)),
     uploadPart: (u, n, b, o) => retry(() => inner.uploadPart(u, n, b, o)),

@@ -42,12 +42,14 @@ import type {
   ListEntry,
   ListOptions,
   ListPage,
+  ListVersionsOptions,
   MultipartUpload,
   ObjectInfo,
   ObjectLockMode,
   ObjectStore,
   PutOptions,
   PutResult,
+  VersionsPage,
 } from "./object-store.js";
 
 const TMP = ".stowage-tmp";
@@ -306,6 +308,22 @@ export class LocalStore implements ObjectStore {
       ...(sorted.length > maxKeys && last
         ? { nextContinuationToken: Buffer.from(last).toString("base64url") }
         : {}),
+    };
+  }
+
+  /** The local store keeps one version per key: each listed key is its own current version. */
+  async listVersions(options: ListVersionsOptions = {}): Promise<VersionsPage> {
+    const page = await this.list(options);
+    return {
+      versions: page.entries.map((e) => ({
+        key: e.key,
+        versionId: "null",
+        isLatest: true,
+        deleteMarker: false,
+        size: e.size,
+        lastModified: e.lastModified,
+      })),
+      ...(page.nextContinuationToken ? { nextContinuationToken: page.nextContinuationToken } : {}),
     };
   }
 

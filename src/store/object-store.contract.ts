@@ -137,6 +137,42 @@ export function runObjectStoreContract(
       expect(later.commonPrefixes).toEqual([`${prefix}/d/07/`, `${prefix}/d/23/`]);
     });
 
+    it("listVersions: one current version per key without versioning, in key order, paginated from start-after", async () => {
+      const { store, prefix } = await make();
+      const names = ["v/b", "v/a/2", "v/a/1", "v/c", "v/é", "w"];
+      for (const n of names) await store.put(`${prefix}/${n}`, n);
+      const expected = names
+        .filter((n) => n.startsWith("v/"))
+        .map((n) => `${prefix}/${n}`)
+        .sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+      const seen: string[] = [];
+      let token: string | undefined;
+      let pages = 0;
+      do {
+        const page = await store.listVersions({
+          prefix: `${prefix}/v/`,
+          maxKeys: 2,
+          continuationToken: token,
+        });
+        expect(page.versions.length).toBeLessThanOrEqual(2);
+        for (const v of page.versions) {
+          expect(v).toMatchObject({ versionId: "null", isLatest: true, deleteMarker: false });
+          expect(v.size).toBe(Buffer.byteLength(v.key.slice(prefix.length + 1)));
+          expect(v.lastModified).toBeInstanceOf(Date);
+        }
+        seen.push(...page.versions.map((v) => v.key));
+        token = page.nextContinuationToken;
+        pages++;
+      } while (token);
+      expect(seen).toEqual(expected);
+      expect(pages).toBe(3);
+      const after = await store.listVersions({ prefix: `${prefix}/`, startAfter: expected[2]! });
+      expect(after.versions.map((v) => v.key)).toEqual([...expected.slice(3), `${prefix}/w`]);
+      const ac = new AbortController();
+      ac.abort();
+      await expectCode(store.listVersions({ prefix, signal: ac.signal }), "aborted");
+    });
+
     it("missing keys: get/head are `not-found`, delete succeeds, a deleted key is gone", async () => {
       const { store, prefix } = await make();
       await expectCode(store.get(`${prefix}/nope`), "not-found");

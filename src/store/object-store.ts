@@ -10,6 +10,9 @@
  * - `get` with `ifMatch` throws StowageError("precondition") when the ETag differs.
  * - `list` returns keys in lexicographic (UTF-8 byte) order, at most `maxKeys`
  *   per page, with `startAfter` and an opaque `continuationToken`.
+ * - `listVersions` returns every version and delete marker of the keys in the same
+ *   order (a key's newest first), paginated the same way; a store or bucket without
+ *   versioning has one version per key, `versionId` "null" (S3's name for it).
  * - a missing key throws StowageError("not-found") from `get`/`head`; `delete`
  *   of a missing key succeeds.
  * - every call honours `signal` and throws StowageError("aborted") when it fires.
@@ -92,6 +95,37 @@ export interface ListPage {
   nextContinuationToken?: string;
 }
 
+export interface ListVersionsOptions {
+  prefix?: string;
+  /** Versions of keys after this one (S3 `KeyMarker`). */
+  startAfter?: string | undefined;
+  continuationToken?: string | undefined;
+  /** At most this many versions and delete markers in the page (S3 caps at 1000). */
+  maxKeys?: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** One version of a key (S3 ListObjectVersions): an object's bytes, or a delete marker. */
+export interface VersionEntry {
+  key: string;
+  /** `"null"` for an object written while versioning was off (and on an unversioned store). */
+  versionId: string;
+  /** The key's current version (a delete marker here: the key reads as deleted). */
+  isLatest: boolean;
+  /** A delete marker hides the versions before it; their bytes stay stored. */
+  deleteMarker: boolean;
+  /** 0 for a delete marker. */
+  size: number;
+  lastModified: Date;
+}
+
+export interface VersionsPage {
+  /** Keys in lexicographic order; each key's versions newest first. */
+  versions: VersionEntry[];
+  /** Present when more versions follow; pass back as `continuationToken`. */
+  nextContinuationToken?: string;
+}
+
 export interface MultipartUpload {
   readonly key: string;
   readonly uploadId: string;
@@ -105,6 +139,11 @@ export interface ObjectStore {
   get(key: string, options?: GetOptions): Promise<GetResult>;
   head(key: string, options?: { signal?: AbortSignal | undefined }): Promise<ObjectInfo>;
   list(options?: ListOptions): Promise<ListPage>;
+  /**
+   * Every version and delete marker under `prefix` (S3 ListObjectVersions): what
+   * `stowage verify` needs to see an overwrite or a deletion that `list` hides.
+   */
+  listVersions(options?: ListVersionsOptions): Promise<VersionsPage>;
   /** Deletes the key (with `versionId`: that version, as a locked bucket requires to really remove bytes). */
   delete(
     key: string,

@@ -24,12 +24,15 @@ import type {
   GetResult,
   ListOptions,
   ListPage,
+  ListVersionsOptions,
   MultipartUpload,
   ObjectInfo,
   ObjectStore,
   PutOptions,
   PutResult,
+  VersionsPage,
 } from "./object-store.js";
+import { listVersions } from "./s3-versions.js";
 import { toStoreError } from "./store-errors.js";
 import { sha256Base64Async, verifyingStream } from "./checksum.js";
 import {
@@ -269,6 +272,10 @@ export class S3Store implements ObjectStore {
         ? { nextContinuationToken: res.NextContinuationToken }
         : {}),
     };
+  }
+
+  listVersions(options: ListVersionsOptions = {}): Promise<VersionsPage> {
+    return listVersions(this.call, options);
   }
 
   async delete(
