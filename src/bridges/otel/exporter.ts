@@ -8,6 +8,7 @@
  * not complete or when any record was lost (loss-counts.ts). OpenTelemetry is
  * referenced by type only.
  */
+import { checkBridgeOptions } from "../shared/bridge-options.js";
 import type { ExportResult } from "@opentelemetry/core";
 import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { FlushResult } from "../../logger/flush-result.js";
@@ -46,6 +47,7 @@ export class StowageLogExporter implements LogRecordExporter {
     private readonly logger: Logger,
     options: StowageOtelExporterOptions = {},
   ) {
+    checkBridgeOptions("stowage/otel", options, ["timeoutMs", "closeLogger"]);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.closeLogger = options.closeLogger ?? true;
   }

@@ -5,11 +5,28 @@
  */
 import { Writable } from "node:stream";
 import type { FlushResult } from "../../logger/flush-result.js";
+import type { LoggerConfig } from "../../logger/create-logger.js";
 import { openBridgeLogger, type BridgeLoggerOptions } from "../shared/open-logger.js";
-import type { PinoFieldOptions } from "./map-record.js";
+import { PINO_FIELD_OPTION_KEYS, type PinoFieldOptions } from "./map-record.js";
+import {
+  checkBridgeOptions,
+  inlineLoggerConfig,
+  LOGGER_CONFIG_KEYS,
+} from "../shared/bridge-options.js";
+
+const DESTINATION_OPTION_KEYS = [
+  "logger",
+  "config",
+  "flushTimeoutMs",
+  "onError",
+  ...PINO_FIELD_OPTION_KEYS,
+  ...LOGGER_CONFIG_KEYS,
+];
 import { PinoRecordWriter, stderrReporter, type BridgeErrorReporter } from "./record-writer.js";
 
-export interface PinoDestinationOptions extends BridgeLoggerOptions, PinoFieldOptions {
+/** Options of the destination; the logger config may also be given by its own keys at the top. */
+export interface PinoDestinationOptions
+  extends BridgeLoggerOptions, PinoFieldOptions, Omit<LoggerConfig, "onEvent"> {
   /** How long flush/end wait for delivery (default 8,000 ms). */
   flushTimeoutMs?: number;
   /** Where failures are reported (default: stderr). */
@@ -31,7 +48,15 @@ export interface PinoDestination extends Writable {
  * await dest.flushDelivery();
  */
 export function createPinoDestination(options: PinoDestinationOptions = {}): PinoDestination {
-  const { logger, owned } = openBridgeLogger(options);
+  checkBridgeOptions("stowage/pino", options, DESTINATION_OPTION_KEYS);
+  const config = inlineLoggerConfig("stowage/pino", options as Record<string, unknown>);
+  const { logger, owned } = openBridgeLogger(
+    {
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(config === undefined ? {} : { config }),
+    },
+    "stowage/pino",
+  );
   const timeoutMs = options.flushTimeoutMs ?? 8_000;
   const report = options.onError ?? stderrReporter;
   const writer = new PinoRecordWriter(logger, options, report, owned);

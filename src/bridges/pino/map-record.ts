@@ -22,6 +22,14 @@ export interface PinoFieldOptions {
   bindingKeys?: readonly string[];
 }
 
+/** The keys of PinoFieldOptions (the bridges refuse any other, issue 34 §1). */
+export const PINO_FIELD_OPTION_KEYS: readonly string[] = Object.freeze([
+  "messageKey",
+  "errorKey",
+  "nestedKey",
+  "bindingKeys",
+]);
+
 export type PinoRecord = Partial<LogRecord> & { message: string; timestamp: string };
 
 const DEFAULT_BINDING_KEYS = ["pid", "hostname", "name"];

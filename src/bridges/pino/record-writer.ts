@@ -9,9 +9,9 @@ import type { FlushResult } from "../../logger/flush-result.js";
 import type { Logger } from "../../logger/logger.js";
 import { LEVEL_VALUES } from "../../record/levels.js";
 import { mapPinoLine, type PinoFieldOptions } from "./map-record.js";
-import type { BridgeErrorReporter } from "./stderr-report.js";
+import type { BridgeErrorReporter } from "../shared/stderr-report.js";
 
-export { stderrReporter, type BridgeErrorReporter } from "./stderr-report.js";
+export { stderrReporter, type BridgeErrorReporter } from "../shared/stderr-report.js";
 
 export class PinoRecordWriter {
   /** Records accepted by the logger (below its level: not counted), and records it refused (queue/spool full, oversized). */

@@ -12,7 +12,7 @@
  *   the worker, losing every later line. A failed flush is reported on stderr and
  *   sent to the main thread as a `stowage:flush` event (`withFlushErrors` hands it
  *   to pino's flush callback); the transport lives on.
- * - Reports go straight to fd 2 (stderr-report.ts): at exit the main thread is
+ * - Reports go straight to fd 2 (bridges/shared/stderr-report.ts): at exit the main thread is
  *   blocked in thread-stream's `end()`, and the worker's `process.stderr` is relayed
  *   through it, so a loss at exit reported that way would never be seen.
  */
@@ -21,18 +21,39 @@ import build from "pino-abstract-transport";
 import type { LoggerConfig } from "../../logger/create-logger.js";
 import type { FlushResult } from "../../logger/flush-result.js";
 import { openBridgeLogger } from "../shared/open-logger.js";
+import {
+  checkBridgeOptions,
+  inlineLoggerConfig,
+  LOGGER_CONFIG_KEYS,
+} from "../shared/bridge-options.js";
 import { nextTurn } from "../../shared/abort.js";
 import { FLUSH_EVENT, type FlushOutcome } from "./flush-errors.js";
-import type { PinoFieldOptions } from "./map-record.js";
+import { PINO_FIELD_OPTION_KEYS, type PinoFieldOptions } from "./map-record.js";
 import { PinoRecordWriter, stderrReporter } from "./record-writer.js";
 
-/** `options` of `pino.transport({ target: "stowage/pino", options })`: plain data (it crosses a thread). */
-export interface PinoTransportOptions extends PinoFieldOptions {
+/**
+ * `options` of `pino.transport({ target: "stowage/pino", options })`: plain data (it crosses a
+ * thread). The logger config may also be given by its own keys at the top (`destination`,
+ * `s3`, `service`, …) instead of under `config`; any other key is refused.
+ */
+export interface PinoTransportOptions extends PinoFieldOptions, Omit<LoggerConfig, "onEvent"> {
   /** An inline logger config, or a config file path; default: `stowage.config.*` of the working directory. */
   config?: LoggerConfig | string;
   /** How long pino's flush and the exit-time close wait for delivery (default 8,000 ms). */
   flushTimeoutMs?: number;
 }
+
+const BRIDGE = "stowage/pino";
+/** Every key the transport's options may carry: its own, pino's field keys, a logger config's. */
+const TRANSPORT_OPTION_KEYS = [
+  "config",
+  "flushTimeoutMs",
+  ...PINO_FIELD_OPTION_KEYS,
+  ...LOGGER_CONFIG_KEYS,
+];
+
+/** Keys pino and thread-stream add to the options on their way to the worker. */
+const ADDED_BY_PINO = ["pinoWillSendConfig", "$context"];
 
 /** Thread-stream gives up waiting for a worker at exit after 10 s: stay below it. */
 const DEFAULT_FLUSH_TIMEOUT_MS = 8_000;
@@ -53,10 +74,10 @@ type PinoStream = Awaited<ReturnType<typeof build>> & {
 export default async function stowageTransport(
   options: PinoTransportOptions = {},
 ): Promise<PinoStream> {
+  checkBridgeOptions(BRIDGE, options, TRANSPORT_OPTION_KEYS, ADDED_BY_PINO);
   const timeoutMs = options.flushTimeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS;
-  const { logger, owned } = openBridgeLogger(
-    options.config === undefined ? {} : { config: options.config },
-  );
+  const config = inlineLoggerConfig(BRIDGE, options as Record<string, unknown>);
+  const { logger, owned } = openBridgeLogger(config === undefined ? {} : { config }, BRIDGE);
   let writer: PinoRecordWriter | undefined;
   const stream = (await build(
     (source: PinoStream) => {

@@ -1,6 +1,7 @@
 /**
- * Where the pino bridges report (a line that is not JSON, refused records, a failed
- * flush or close): straight to file descriptor 2 with a synchronous write.
+ * Where the bridges report (a pino line that is not JSON, refused records, a failed
+ * flush or close, where records go when no config was found): straight to file
+ * descriptor 2 with a synchronous write.
  *
  * Why not `process.stderr`: in pino's worker thread, `process.stderr` is a stream
  * relayed through the main thread. At exit the main thread blocks in thread-stream's
@@ -17,11 +18,11 @@ export type BridgeErrorReporter = (message: string) => void;
 const MAX_EAGAIN_RETRIES = 1_000;
 
 /**
- * Writes `stowage/pino: <message>` to fd 2; never throws (a closed stderr loses the report).
- * @example stderrReporter("close failed (…)");
+ * Writes `<bridge>: <message>` to fd 2; never throws (a closed stderr loses the report).
+ * @example reportToStderr("stowage/otel", "shutdown failed (…)");
  */
-export const stderrReporter: BridgeErrorReporter = (message) => {
-  const bytes = Buffer.from(`stowage/pino: ${message}\n`, "utf8");
+export function reportToStderr(bridge: string, message: string): void {
+  const bytes = Buffer.from(`${bridge}: ${message}\n`, "utf8");
   let offset = 0;
   let retries = 0;
   while (offset < bytes.length) {
@@ -32,4 +33,11 @@ export const stderrReporter: BridgeErrorReporter = (message) => {
       if (code !== "EAGAIN" || ++retries > MAX_EAGAIN_RETRIES) return;
     }
   }
-};
+}
+
+/**
+ * The pino bridges' reporter: `stowage/pino: <message>` on fd 2.
+ * @example stderrReporter("close failed (…)");
+ */
+export const stderrReporter: BridgeErrorReporter = (message) =>
+  reportToStderr("stowage/pino", message);
