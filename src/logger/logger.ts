@@ -337,8 +337,9 @@ function messageText(m: unknown): string {
 /** The promise every record accepted at once resolves with (shared: it carries no state). */
 const ACCEPTED: Promise<void> = Promise.resolve();
 
-function rejected(reason: string): StowageError {
-  return new StowageError("rejected", rejectionMessage(reason));
+/** The error carries `reason` (oversized, queueFull, spoolFull, closed) for callers that count refusals (ingestion). */
+function rejected(reason: string): StowageError & { reason: string } {
+  return Object.assign(new StowageError("rejected", rejectionMessage(reason)), { reason });
 }
 
 function rejectionMessage(reason: string): string {

@@ -87,8 +87,11 @@ describe("§4 Node handler", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       accepted: 2,
+      filtered: 0,
       clamped: 1,
       rejected: { malformed: 2, oversized: 1, tooMany: 0, tooManyFields: 1, skew: 0, refused: 0 },
+      refusedBy: { queueFull: 0, spoolFull: 0, oversized: 0, closed: 0, failed: 0 },
+      retry: [],
     });
   });
 

@@ -1,51 +1,33 @@
 /**
  * `stowage/client`: a small browser batcher for the ingestion endpoint (issue
- * 14 §4). A bounded queue (new records are dropped and counted when full),
- * batches sent with `fetch` keepalive, retries with full-jitter backoff, and on
- * `pagehide` everything left goes out with `navigator.sendBeacon`. Browser APIs
- * only; no Node module is imported.
+ * 14 §4, issue 30 row 9). Owns the queue and when it is sent: batches by fetch
+ * keepalive (send.ts reads each answer), and on `pagehide` or when the page is hidden
+ * what is left goes out by `navigator.sendBeacon`. Browser APIs only; no Node module.
+ *
+ * Invariants:
+ * - The queue is the one place unsent records wait: a record the server refused for
+ *   capacity (or a 429, 5xx, network error) goes back to its front, in order, and is
+ *   sent again after a full-jitter backoff (at least the server's Retry-After, at most
+ *   `maxBackoffMs`); after `maxAttempts` sends it is dropped and counted.
+ * - Every request body is at most `maxBatchBytes` UTF-8 bytes (≤ 64 KiB, the browsers'
+ *   keepalive/beacon cap); a record that cannot fit alone is dropped when logged.
+ * - `stats()` counts what the server answered, never what was merely sent.
  */
+import {
+  LEVELS,
+  resolveClientOptions,
+  type ClientLevel,
+  type ClientOptions,
+  type ClientStats,
+} from "./options.js";
+import { send } from "./send.js";
+import { utf8Bytes } from "./utf8.js";
 
-/** Levels, least to most severe (the logger's names). */
-const LEVELS = ["trace", "debug", "info", "success", "warning", "error", "critical"] as const;
-export type ClientLevel = (typeof LEVELS)[number];
-
-export interface ClientOptions {
-  /** The ingestion endpoint (`createIngestHandler`). */
-  url: string;
-  /** The shared ingest token: a header with fetch, `?token=` with sendBeacon (which cannot set headers). */
-  token?: string;
-  /** Lowest level sent (default `info`). */
-  level?: ClientLevel;
-  /** Records kept while waiting to send (default 1,000); more are dropped and counted. */
-  maxQueue?: number;
-  /** Records per request (default 100). */
-  maxBatch?: number;
-  /** Bytes per request (default 60,000: browsers cap keepalive and beacon bodies at 64 KiB). */
-  maxBatchBytes?: number;
-  /** How often the queue is sent (default 5,000 ms). */
-  flushIntervalMs?: number;
-  /** Attempts per batch before it is dropped and counted (default 5). */
-  maxAttempts?: number;
-  initialBackoffMs?: number;
-  maxBackoffMs?: number;
-  /** Log uncaught errors and unhandled rejections (default false). */
-  captureErrors?: boolean;
-  /** Fields added to every record's `bindings` (page, release, …). */
-  bindings?: Record<string, unknown>;
-}
-
-export interface ClientStats {
-  queued: number;
-  sent: number;
-  /** Dropped: queue full, or a batch refused (4xx) or out of attempts. */
-  dropped: number;
-  beacons: number;
-}
+export type { ClientLevel, ClientOptions, ClientStats } from "./options.js";
 
 type Method = (message: string, data?: unknown) => void;
 export type StowageClient = Record<ClientLevel | "warn", Method> & {
-  /** Sends what is queued now; resolves when the server answered (or attempts ran out). */
+  /** Sends what is queued now; resolves when every record got an answer (or ran out of attempts). */
   flush(): Promise<void>;
   stats(): ClientStats;
   /** Stops the timer and the page listeners (a final flush is left to the caller). */
@@ -54,7 +36,13 @@ export type StowageClient = Record<ClientLevel | "warn", Method> & {
 
 interface Entry {
   line: string;
+  /** UTF-8 bytes in a body, newline included. */
+  bytes: number;
+  /** Times sent. */
+  sends: number;
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * @example
@@ -63,23 +51,29 @@ interface Entry {
  * log.info("checkout opened", { cart: 3 });
  */
 export function createClient(options: ClientOptions): StowageClient {
-  const o = {
-    level: "info" as ClientLevel,
-    maxQueue: 1000,
-    maxBatch: 100,
-    maxBatchBytes: 60_000,
-    flushIntervalMs: 5000,
-    maxAttempts: 5,
-    initialBackoffMs: 1000,
-    maxBackoffMs: 30_000,
-    ...options,
-  };
-  if (typeof o.url !== "string" || o.url.length === 0)
-    throw new Error("stowage/client: `url` (the ingestion endpoint) is required");
+  const o = resolveClientOptions(options);
   const min = LEVELS.indexOf(o.level);
   const queue: Entry[] = [];
-  const stats: ClientStats = { queued: 0, sent: 0, dropped: 0, beacons: 0 };
+  let queuedBytes = 0;
+  const stats: ClientStats = {
+    queued: 0,
+    accepted: 0,
+    filtered: 0,
+    refused: 0,
+    dropped: 0,
+    unconfirmed: 0,
+    retried: 0,
+    beacons: 0,
+  };
   let sending: Promise<void> | null = null;
+  /** Flushes waiting: while > 0 the send loop empties the queue, not only full batches. */
+  let draining = 0;
+
+  const requeue = (entries: Entry[]) => {
+    queue.unshift(...entries);
+    for (const e of entries) queuedBytes += e.bytes;
+    stats.queued = queue.length;
+  };
 
   const push = (level: ClientLevel, message: string, data?: unknown) => {
     if (LEVELS.indexOf(level) < min) return;
@@ -98,70 +92,93 @@ export function createClient(options: ClientOptions): StowageClient {
     } catch {
       line = JSON.stringify({ ...rec, data: "[Unserializable]" });
     }
-    queue.push({ line });
+    const bytes = utf8Bytes(line) + 1;
+    if (bytes > o.maxBatchBytes) return void stats.dropped++; // no request could carry it
+    queue.push({ line, bytes, sends: 0 });
+    queuedBytes += bytes;
     stats.queued = queue.length;
-    if (queue.length >= o.maxBatch) void flush();
+    // A full batch leaves now: queued bytes never pile up past what one request (or the
+    // page's last beacon) can carry; the rest waits for the interval.
+    if (queue.length >= o.maxBatch || queuedBytes >= o.maxBatchBytes) void run();
   };
 
-  /** Takes the next batch off the queue: at most maxBatch records and maxBatchBytes. */
-  const take = (): string | null => {
+  /** Takes the next batch off the queue: at most maxBatch records and maxBatchBytes UTF-8 bytes. */
+  const take = (): Entry[] => {
     let n = 0;
     let bytes = 0;
-    while (n < queue.length && n < o.maxBatch) {
-      const size = queue[n]!.line.length + 1;
-      if (n > 0 && bytes + size > o.maxBatchBytes) break;
-      bytes += size;
-      n++;
-    }
-    if (n === 0) return null;
-    const body =
-      queue
-        .splice(0, n)
-        .map((e) => e.line)
-        .join("\n") + "\n";
+    while (n < queue.length && n < o.maxBatch && bytes + queue[n]!.bytes <= o.maxBatchBytes)
+      bytes += queue[n++]!.bytes;
+    queuedBytes -= bytes;
+    const batch = queue.splice(0, n);
     stats.queued = queue.length;
-    return body;
+    return batch;
   };
 
-  const post = async (body: string): Promise<void> => {
-    for (let attempt = 1; attempt <= o.maxAttempts; attempt++) {
-      try {
-        const headers: Record<string, string> = { "content-type": "text/plain" };
-        if (o.token) headers["x-stowage-token"] = o.token;
-        const res = await fetch(o.url, { method: "POST", body, headers, keepalive: true });
-        if (res.ok) return void (stats.sent += countLines(body));
-        if (res.status < 500 && res.status !== 429) break; // refused: retrying cannot help
-      } catch {
-        // network error: retry
-      }
-      if (attempt < o.maxAttempts) {
-        const ceiling = Math.min(o.maxBackoffMs, o.initialBackoffMs * 2 ** (attempt - 1));
-        await new Promise((r) => setTimeout(r, Math.random() * ceiling));
-      }
+  /** One batch sent and answered; returns the backoff before the next, 0 when none is due. */
+  const sendBatch = async (batch: Entry[], round: number): Promise<number> => {
+    const r = await send(
+      o.url,
+      o.token,
+      batch.map((e) => e.line),
+    );
+    stats.accepted += r.accepted;
+    stats.filtered += r.filtered;
+    stats.refused += r.refused;
+    stats.unconfirmed += r.unconfirmed;
+    if (r.again.length === 0) return 0;
+    const again: Entry[] = [];
+    for (const i of r.again) {
+      const e = batch[i]!;
+      if (++e.sends >= o.maxAttempts) stats.dropped++;
+      else again.push(e);
     }
-    stats.dropped += countLines(body);
+    if (again.length === 0) return 0;
+    stats.retried += again.length;
+    requeue(again);
+    const ceiling = Math.min(o.maxBackoffMs, o.initialBackoffMs * 2 ** Math.min(round, 30));
+    return Math.max(Math.min(r.waitMs, o.maxBackoffMs), Math.random() * ceiling);
   };
 
-  const flush = (): Promise<void> => {
-    sending ??= (async () => {
-      for (let body = take(); body !== null; body = take()) await post(body);
-    })().finally(() => (sending = null));
-    return sending;
+  /** Sends batches while a full one is queued, or until the queue is empty while a flush waits. */
+  const run = (): Promise<void> =>
+    (sending ??= (async () => {
+      let round = 0; // consecutive batches that needed a retry: the backoff grows with it
+      while (draining > 0 || queue.length >= o.maxBatch || queuedBytes >= o.maxBatchBytes) {
+        const batch = take();
+        if (batch.length === 0) break;
+        const waitMs = await sendBatch(batch, round);
+        round = waitMs > 0 ? round + 1 : 0;
+        if (waitMs > 0) await sleep(waitMs);
+      }
+    })().finally(() => (sending = null)));
+
+  /** Everything queued now and until the queue is empty goes out (the interval and `flush()`). */
+  const flush = async (): Promise<void> => {
+    draining++;
+    try {
+      while (sending || queue.length > 0) await run();
+    } finally {
+      draining--;
+    }
   };
 
-  /** The page is going away: everything left goes out by beacon (fetch keepalive if refused). */
+  /**
+   * The page is going away: what is queued goes out by beacon. The browser lets at most
+   * 64 KiB of keepalive/beacon bodies be in flight; a beacon it refuses puts its records
+   * back (they leave with the next send if the page lives on, e.g. it was only hidden).
+   */
   const beaconAll = () => {
+    const beacon =
+      typeof navigator !== "undefined" ? navigator.sendBeacon?.bind(navigator) : undefined;
+    if (!beacon) return void flush();
     const url = o.token
       ? `${o.url}${o.url.includes("?") ? "&" : "?"}token=${encodeURIComponent(o.token)}`
       : o.url;
-    for (let body = take(); body !== null; body = take()) {
-      const ok =
-        typeof navigator !== "undefined" &&
-        navigator.sendBeacon?.(url, new Blob([body], { type: "text/plain" }));
-      if (ok) {
-        stats.beacons++;
-        stats.sent += countLines(body);
-      } else void post(body);
+    for (let batch = take(); batch.length > 0; batch = take()) {
+      const body = batch.map((e) => e.line).join("\n") + "\n";
+      if (!beacon(url, new Blob([body], { type: "text/plain" }))) return requeue(batch);
+      stats.beacons++;
+      stats.unconfirmed += batch.length;
     }
   };
   const onHidden = () => {
@@ -200,10 +217,4 @@ export function createClient(options: ClientOptions): StowageClient {
 
 function errorFields(e: Error): Record<string, unknown> {
   return { name: e.name, message: e.message, ...(e.stack ? { stack: e.stack } : {}) };
-}
-
-function countLines(body: string): number {
-  let n = 0;
-  for (let i = body.indexOf("\n"); i >= 0; i = body.indexOf("\n", i + 1)) n++;
-  return n;
 }

@@ -1,40 +1,31 @@
 /**
  * The runtime-neutral ingestion request cycle, shared by the Node
  * and Fetch handlers: method and CORS checks, auth, the body limit, parsing,
- * validation, `Logger.write` per record; the answer says how many records were
- * accepted and why the others were not, and every count is kept in `stats`.
+ * validation, `Logger.write` per record (write-records.ts); the answer says what
+ * happened to every record (counts.ts), and every count is kept in `stats`.
  * Uses Web APIs only, so it also runs on edge runtimes.
  */
 import type { Logger } from "../../logger/logger.js";
+import {
+  addAnswer,
+  emptyCounts,
+  type IngestAnswer,
+  type IngestCounts,
+  type IngestRejections,
+} from "./counts.js";
 import type { IngestRequestInfo, ResolvedIngestOptions } from "./options.js";
 import { parseBody } from "./parse-body.js";
-import { validateRecord } from "./validate-record.js";
+import { validateRecord, type IngestRecord } from "./validate-record.js";
+import { writeRecords } from "./write-records.js";
 
-/** Why records were not accepted, counted per request and over the handler's life. */
-export interface IngestRejections {
-  malformed: number;
-  oversized: number;
-  tooMany: number;
-  tooManyFields: number;
-  skew: number;
-  /** Refused by the logger (queue or spool full, closed). */
-  refused: number;
-}
+export type { IngestCounts, IngestRejections } from "./counts.js";
 
-export interface IngestCounts {
-  requests: number;
-  accepted: number;
-  clamped: number;
-  rejected: IngestRejections;
-  /** Requests refused whole: auth, CORS, body too large, unreadable body, wrong method. */
-  refusedRequests: {
-    unauthorized: number;
-    forbiddenOrigin: number;
-    bodyTooLarge: number;
-    badRequest: number;
-    method: number;
-  };
-}
+/**
+ * Seconds a client is asked to wait (`Retry-After`) when the logger refused records for
+ * capacity. When the queue drains depends on the store, which the endpoint cannot know:
+ * this is a floor; the client's own backoff grows past it while refusals continue.
+ */
+const RETRY_AFTER_SECONDS = 1;
 
 export interface CoreRequest extends IngestRequestInfo {
   /** Reads the body up to `maxBytes`; null when it is larger. */
@@ -45,22 +36,6 @@ export interface CoreResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
-}
-
-export function emptyCounts(): IngestCounts {
-  return {
-    requests: 0,
-    accepted: 0,
-    clamped: 0,
-    rejected: { malformed: 0, oversized: 0, tooMany: 0, tooManyFields: 0, skew: 0, refused: 0 },
-    refusedRequests: {
-      unauthorized: 0,
-      forbiddenOrigin: 0,
-      bodyTooLarge: 0,
-      badRequest: 0,
-      method: 0,
-    },
-  };
 }
 
 export class IngestCore {
@@ -114,27 +89,42 @@ export class IngestCore {
     };
     const marker = { origin: this.o.origin };
     const now = Date.now();
-    const writes: Promise<void>[] = [];
+    const valid: { record: IngestRecord; index: number }[] = [];
     let clamped = 0;
-    parsed.records.forEach(({ value }, i) => {
+    parsed.records.forEach(({ value, index }, i) => {
       if (i >= this.o.maxRecords) return void rejected.tooMany++;
       const v = validateRecord(value, now, this.o, marker);
       if ("reject" in v) return void rejected[v.reject]++;
       if (v.clamped) clamped++;
-      writes.push(this.logger.write(v.record as Parameters<Logger["write"]>[0]));
+      valid.push({ record: v.record, index });
     });
-    let accepted = 0;
-    for (const r of await Promise.allSettled(writes)) {
-      if (r.status === "fulfilled") accepted++;
-      else if ((r.reason as { code?: string })?.code === "usage") rejected.malformed++;
-      else rejected.refused++;
-    }
-    this.counts.accepted += accepted;
-    this.counts.clamped += clamped;
-    for (const k of Object.keys(rejected) as (keyof IngestRejections)[])
-      this.counts.rejected[k] += rejected[k];
-    const body = JSON.stringify({ accepted, clamped, rejected });
-    return { status: 200, headers: { ...headers, "content-type": "application/json" }, body };
+    const w = await writeRecords(this.logger, valid);
+    rejected.malformed += w.malformed;
+    rejected.refused = Object.values(w.refusedBy).reduce((a, b) => a + b, 0);
+    const answer: IngestAnswer = {
+      accepted: w.accepted,
+      filtered: w.filtered,
+      clamped,
+      rejected,
+      refusedBy: w.refusedBy,
+      retry: w.retry,
+    };
+    addAnswer(this.counts, answer);
+    return this.answer(answer, headers);
+  }
+
+  /**
+   * 200 with the counts; when records were refused for capacity, `Retry-After` too, and
+   * 503 if nothing was accepted (then resending the whole body cannot store anything twice).
+   */
+  private answer(a: IngestAnswer, headers: Record<string, string>): CoreResponse {
+    const out = { ...headers, "content-type": "application/json" };
+    if (a.retry.length === 0) return { status: 200, headers: out, body: JSON.stringify(a) };
+    return {
+      status: a.accepted === 0 ? 503 : 200,
+      headers: { ...out, "retry-after": String(RETRY_AFTER_SECONDS) },
+      body: JSON.stringify(a),
+    };
   }
 
   private refuse(
@@ -161,6 +151,8 @@ export class IngestCore {
       "access-control-allow-methods": "POST, OPTIONS",
       "access-control-allow-headers": "content-type, authorization, x-stowage-token",
       "access-control-max-age": String(this.o.corsMaxAgeSeconds),
+      // A page's client reads Retry-After to wait before sending refused records again.
+      "access-control-expose-headers": "retry-after",
       vary: "origin",
     };
   }

@@ -6,8 +6,11 @@
  */
 
 export interface ParsedBody {
-  /** The records, in order, each with its size in bytes (UTF-16 length for arrays: an upper bound). */
-  records: { value: unknown; bytes: number }[];
+  /**
+   * The records, in order, each with its UTF-8 size and its index: its place among the
+   * body's records (array elements, or non-blank lines), which the answer's `retry` names.
+   */
+  records: { value: unknown; bytes: number; index: number }[];
   /** Lines that were not JSON. */
   malformed: number;
   /** Records over maxRecordBytes. */
@@ -34,23 +37,25 @@ export function parseBody(text: string, maxRecordBytes: number): ParsedBody {
       out.unreadable = true;
       return out;
     }
-    for (const value of arr) {
+    arr.forEach((value: unknown, index) => {
       const bytes = encoder.encode(JSON.stringify(value) ?? "").length;
       if (bytes > maxRecordBytes) out.oversized++;
-      else out.records.push({ value, bytes });
-    }
+      else out.records.push({ value, bytes, index });
+    });
     return out;
   }
+  let index = -1;
   for (const line of text.split("\n")) {
     const l = line.endsWith("\r") ? line.slice(0, -1) : line;
     if (l.trim().length === 0) continue;
+    index++;
     const bytes = encoder.encode(l).length;
     if (bytes > maxRecordBytes) {
       out.oversized++;
       continue;
     }
     try {
-      out.records.push({ value: JSON.parse(l), bytes });
+      out.records.push({ value: JSON.parse(l), bytes, index });
     } catch {
       out.malformed++;
     }
