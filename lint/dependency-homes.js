@@ -11,6 +11,10 @@ export const DEPENDENCY_HOMES = [
   },
   { pkgs: ["pg", "pg-cursor", "mysql2"], homes: ["src/export/sources/"] },
   { pkgs: ["pino", "pino-abstract-transport"], homes: ["src/bridges/pino/"] },
+  {
+    pkgs: ["winston", "winston-transport", "logform", "triple-beam"],
+    homes: ["src/bridges/winston/"],
+  },
   { pkgs: ["@opentelemetry/*"], homes: ["src/bridges/otel/"] },
   { pkgs: ["express"], homes: ["src/bridges/express/"] },
   { pkgs: ["fastify"], homes: ["src/bridges/fastify/"] },
