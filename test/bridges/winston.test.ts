@@ -116,6 +116,21 @@ it("an app that just ends (no logger.end()): the logger drains before the proces
   expectExactlyOnce(await objectsUnder(prefix), 3_000);
 });
 
+it("handleExceptions: winston logs an uncaught exception and exits 1 once the transport has delivered it", async () => {
+  const prefix = uniquePrefix("winston-uncaught");
+  const res = await runApp("uncaught", config(prefix), 1_000);
+  expect(res.status, res.stderr).toBe(1);
+  const lines = (await objectsUnder(prefix)).flatMap((o) => o.lines);
+  expect(lines.filter((l) => (l.data as { id?: number }).id !== undefined)).toHaveLength(1_000);
+  const crash = lines.filter((l) => (l.data as { exception?: boolean }).exception === true);
+  expect(crash).toHaveLength(1);
+  expect(crash[0]).toMatchObject({
+    level: "error",
+    error: { name: "Error", message: "uncaught boom" },
+  });
+  expect(String(crash[0]!.message)).toMatch(/^uncaughtException: uncaught boom/);
+});
+
 it("a 503 SlowDown burst on the first uploads is survived: still exactly once, 'finish' reports ok", async () => {
   let puts = 0;
   const proxy = await startFaultProxy(minio().endpoint, (r) =>

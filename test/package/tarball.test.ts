@@ -93,6 +93,38 @@ describe("the packed tarball", () => {
     expect(out.files.some((f) => f.endsWith(".ndjson.gz"))).toBe(true);
   });
 
+  it("logs through `stowage/winston` with winston installed: child bindings kept, 'finish' after delivery", () => {
+    const script = [
+      'import winston from "winston";',
+      'import { StowageTransport } from "stowage/winston";',
+      'import { readdirSync, readFileSync } from "node:fs";',
+      'import { gunzipSync } from "node:zlib";',
+      'const transport = new StowageTransport({ config: { service: "pkg", destination: "local", local: { path: "./winston-store" }, console: false } });',
+      "const logger = winston.createLogger({ transports: [transport] });",
+      'logger.child({ requestId: "r-1" }).warn("from winston", { n: 1 });',
+      'logger.on("finish", () => {',
+      '  const gz = readdirSync("./winston-store", { recursive: true }).map(String).filter((f) => f.endsWith(".ndjson.gz"));',
+      '  const lines = gz.flatMap((f) => gunzipSync(readFileSync(`./winston-store/${f}`)).toString().split("\\n").filter(Boolean).map((l) => JSON.parse(l)));',
+      "  console.log(JSON.stringify({ ok: transport.lastResult?.ok, lines }));",
+      "});",
+      "logger.end();",
+    ];
+    const out = nodeScript<{ ok: boolean; lines: Record<string, unknown>[] }>(
+      "winston.mjs",
+      script,
+    );
+    expect(out.ok).toBe(true);
+    expect(out.lines).toEqual([
+      expect.objectContaining({
+        level: "warning",
+        message: "from winston",
+        service: "pkg",
+        bindings: { requestId: "r-1" },
+        data: { n: 1 },
+      }),
+    ]);
+  });
+
   it('`import "stowage"` loads no YAML parser and no AWS SDK; a YAML config loads the parser when read (§1)', () => {
     const script = [
       'import { createRequire } from "node:module";',
