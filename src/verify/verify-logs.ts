@@ -1,20 +1,18 @@
 /**
- * `stowage verify` over a log prefix: every object of the range's hour folders is
- * checked from its HEAD (object-checks.ts) and, at `depth: "full"`, downloaded:
- * the store re-hashes the bytes against the stored SHA-256 while they stream, and
- * the body is decoded to count its lines against the `records` and
- * `decoded-bytes` metadata. Storage failures are retried by the one retry policy;
- * a call that still fails ends the run with the error ("could not verify"),
- * never as a finding.
+ * `stowage verify` over a log prefix: every key of the range's hour folders, found by
+ * one versions listing over the range (range-versions.ts), is checked for being
+ * written once and never deleted while it must be kept, then from its HEAD
+ * (object-checks.ts) and, at `depth: "full"`, its body (body-checks.ts).
+ * Storage failures are retried by the one retry policy; a call that still fails ends
+ * the run with the error ("could not verify"), never as a finding.
  */
-import { StringDecoder } from "node:string_decoder";
-import { createGunzip } from "node:zlib";
-import { hourPrefix, HOUR_MS, META, parseObjectKey, utcHourStart } from "../batch/object-key.js";
+import { HOUR_MS, parseObjectKey, utcHourStart } from "../batch/object-key.js";
 import type { ObjectLockSpec } from "../config/destination.js";
-import { isStowageError } from "../shared/errors.js";
-import type { ObjectStore } from "../store/object-store.js";
+import type { ListVersionsOptions, ObjectStore } from "../store/object-store.js";
 import { withRetry, type RetryPolicyOptions } from "../store/retry-policy.js";
-import { checkLogObjectInfo } from "./object-checks.js";
+import { checkBody } from "./body-checks.js";
+import { checkLogObjectInfo, protectedUntilMs, versionProblems } from "./object-checks.js";
+import { rangeListing, rangeVersions, type KeyVersions } from "./range-versions.js";
 
 export interface VerifyLogsOptions {
   /** The logger's key prefix ("" for none). */
@@ -25,6 +23,8 @@ export interface VerifyLogsOptions {
   depth: "metadata" | "full";
   /** When set, every object must be locked in this mode long enough. */
   objectLock?: ObjectLockSpec;
+  /** The configured lifecycle expiry: a delete marker placed after it is the expiry, not a finding. */
+  expireDays?: number;
   retry?: RetryPolicyOptions;
   signal?: AbortSignal | undefined;
   /** Called after each object (for a progress line). */
@@ -43,9 +43,12 @@ export interface VerifyReport {
   checked: number;
   /** Compressed bytes downloaded at depth full. */
   downloadedBytes: number;
+  /** `list`: ListObjectVersions pages (one per 1,000 versions in the range). */
   requests: { list: number; head: number; get: number };
   failures: VerifyFinding[];
 }
+
+type Hooks = { signal?: AbortSignal | undefined };
 
 const DEFAULT_RETRY: RetryPolicyOptions = {
   maxAttempts: 5,
@@ -61,60 +64,72 @@ export async function verifyLogs(
   options: VerifyLogsOptions,
 ): Promise<VerifyReport> {
   const retry = options.retry ?? DEFAULT_RETRY;
-  const hooks = options.signal ? { signal: options.signal } : {};
+  const hooks: Hooks = options.signal ? { signal: options.signal } : {};
+  const first = utcHourStart(options.fromMs);
   const report: VerifyReport = {
     ok: true,
     depth: options.depth,
-    hours: 0,
+    hours: options.toMs < first ? 0 : Math.floor((options.toMs - first) / HOUR_MS) + 1,
     checked: 0,
     downloadedBytes: 0,
     requests: { list: 0, head: 0, get: 0 },
     failures: [],
   };
-  for (let hour = utcHourStart(options.fromMs); hour <= options.toMs; hour += HOUR_MS) {
-    report.hours++;
-    const folder = hourPrefix(options.prefix, hour);
-    let token: string | undefined;
-    do {
-      const page = await withRetry(
-        () => {
-          report.requests.list++;
-          return store.list({
-            prefix: folder,
-            continuationToken: token,
-            ...hooks,
-          });
-        },
-        retry,
-        hooks,
-      );
-      token = page.nextContinuationToken;
-      for (const entry of page.entries) {
-        const problems = await verifyOne(store, entry.key, options, report, retry, hooks);
-        if (problems === null) continue; // outside the range
-        report.checked++;
-        if (problems.length > 0) report.failures.push({ key: entry.key, problems });
-        options.onProgress?.({ checked: report.checked, failures: report.failures.length, hour });
-      }
-    } while (token);
+  if (report.hours === 0) return report;
+  const listPage = (page: ListVersionsOptions) =>
+    withRetry(
+      () => {
+        report.requests.list++;
+        return store.listVersions({ ...page, ...hooks });
+      },
+      retry,
+      hooks,
+    );
+  const listing = rangeListing(options.prefix, options.fromMs, options.toMs);
+  for await (const entry of rangeVersions(listPage, listing)) {
+    const outcome = await verifyKey(store, entry, options, report, retry, hooks);
+    if (outcome === null) continue; // outside the range, or expired as configured
+    report.checked++;
+    if (outcome.problems.length > 0)
+      report.failures.push({ key: entry.key, problems: outcome.problems });
+    options.onProgress?.({
+      checked: report.checked,
+      failures: report.failures.length,
+      hour: outcome.hourMs ?? first,
+    });
   }
   report.ok = report.failures.length === 0;
   return report;
 }
 
-/** Problems of one object, or null when its records lie outside the range. */
-async function verifyOne(
+/** Problems of one key, or null when it is not an object of the range. */
+async function verifyKey(
   store: ObjectStore,
-  key: string,
+  { key, versions }: KeyVersions,
   options: VerifyLogsOptions,
   report: VerifyReport,
   retry: RetryPolicyOptions,
-  hooks: { signal?: AbortSignal | undefined },
-): Promise<string[] | null> {
+  hooks: Hooks,
+): Promise<{ problems: string[]; hourMs?: number } | null> {
   const parts = parseObjectKey(key, options.prefix);
+  const deleted = versions.find((v) => v.isLatest)?.deleteMarker === true;
   if (!parts)
-    return ["not a format-v1 object key: an object written outside Stowage in a log folder"];
+    return deleted
+      ? null
+      : {
+          problems: [
+            "not a format-v1 object key: an object written outside Stowage in a log folder",
+          ],
+        };
   if (parts.maxMs < options.fromMs || parts.minMs > options.toMs) return null;
+  const verdict = versionProblems(
+    versions,
+    protectedUntilMs(parts, options.objectLock, options.expireDays),
+  );
+  if (!verdict.current)
+    return verdict.problems.length > 0
+      ? { problems: verdict.problems, hourMs: parts.hourMs }
+      : null;
   const info = await withRetry(
     () => {
       report.requests.head++;
@@ -123,75 +138,15 @@ async function verifyOne(
     retry,
     hooks,
   );
-  const problems = checkLogObjectInfo(info, parts, options.objectLock);
-  if (options.depth === "full")
-    problems.push(...(await decodeAndCount(store, key, info.metadata, report, retry, hooks)));
-  return problems;
-}
-
-/** Downloads the object (the store re-hashes it) and counts its lines against the metadata. */
-async function decodeAndCount(
-  store: ObjectStore,
-  key: string,
-  metadata: Record<string, string>,
-  report: VerifyReport,
-  retry: RetryPolicyOptions,
-  hooks: { signal?: AbortSignal | undefined },
-): Promise<string[]> {
-  const got = await withRetry(
-    () => {
-      report.requests.get++;
-      return store.get(key, hooks);
-    },
-    retry,
-    hooks,
-  );
-  let lines = 0;
-  let decoded = 0;
-  let badLine = -1;
-  let tail = "";
-  const utf8 = new StringDecoder("utf8");
-  try {
-    const gunzip = got.body.pipe(createGunzip());
-    got.body.on("error", (err) => gunzip.destroy(err));
-    got.body.on("data", (c: Buffer) => (report.downloadedBytes += c.byteLength));
-    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
-      decoded += chunk.byteLength;
-      const text = tail + utf8.write(chunk);
-      const cut = text.split("\n");
-      tail = cut.pop() ?? "";
-      for (const line of cut) {
-        lines++;
-        if (badLine < 0 && !isJsonObject(line)) badLine = lines;
-      }
-      if (tail.length > 8 * 1024 * 1024)
-        return [`line ${lines + 1} is longer than 8 MiB: not a Stowage log object`];
+  const problems = [...verdict.problems, ...checkLogObjectInfo(info, parts, options.objectLock)];
+  if (options.depth === "full") {
+    const counters = { get: 0, downloadedBytes: 0 };
+    try {
+      problems.push(...(await checkBody(store, key, info.metadata, counters, retry, hooks)));
+    } finally {
+      report.requests.get += counters.get;
+      report.downloadedBytes += counters.downloadedBytes;
     }
-  } catch (err) {
-    if (isStowageError(err, "integrity")) return [err.message.replace(`${key}: `, "")];
-    if ((err as NodeJS.ErrnoException).code?.startsWith("Z_"))
-      return [`the body is not valid gzip (${(err as Error).message})`];
-    throw err;
   }
-  const problems: string[] = [];
-  if (tail !== "") problems.push("the last line is not terminated by a newline (truncated body)");
-  if (String(lines) !== metadata[META.records])
-    problems.push(
-      `the body holds ${lines} lines, metadata ${META.records} says ${metadata[META.records] ?? "?"}`,
-    );
-  if (String(decoded) !== metadata[META.decodedBytes])
-    problems.push(
-      `the body decodes to ${decoded} bytes, metadata ${META.decodedBytes} says ${metadata[META.decodedBytes] ?? "?"}`,
-    );
-  if (badLine > 0) problems.push(`line ${badLine} is not a JSON object`);
-  return problems;
-}
-
-function isJsonObject(line: string): boolean {
-  try {
-    const v: unknown = JSON.parse(line);
-    return v !== null && typeof v === "object" && !Array.isArray(v);
-  } catch {
-    return false;
-  }
+  return { problems, hourMs: parts.hourMs };
 }

@@ -81,6 +81,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       }
       const { openStore } = await import("../../store/open-store.js");
       const { verifyLogs } = await import("../../verify/verify-logs.js");
+      const { escapeTerminal } = await import("../../record/terminal-safe.js");
       const reports = [];
       let failed = false;
       for (const t of targets) {
@@ -90,12 +91,14 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         const { store } = openStore(dest, { env: io.env });
         try {
           const lock = dest.type === "s3" ? dest.objectLock : undefined;
+          const expireDays = dest.type === "s3" ? dest.lifecycle?.expireDays : undefined;
           const report = await verifyLogs(store, {
             prefix: dest.type === "s3" ? dest.prefix : "",
             fromMs,
             toMs,
             depth: flags.depth,
             ...(lock ? { objectLock: lock } : {}),
+            ...(expireDays !== undefined ? { expireDays } : {}),
             ...(io.isTTY && !flags.json
               ? {
                   onProgress: (p) =>
@@ -114,8 +117,11 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
                 `${lock ? `, Object Lock ${lock.mode} ${lock.retainDays} d required` : ""} ` +
                 `(${report.requests.list} LIST, ${report.requests.head} HEAD, ${report.requests.get} GET)\n`,
             );
+            // Keys and problems come from storage: a hostile key must not drive the terminal.
             for (const f of report.failures)
-              io.out(`  ${f.key}\n${f.problems.map((p) => `    - ${p}\n`).join("")}`);
+              io.out(
+                `  ${escapeTerminal(f.key)}\n${f.problems.map((p) => `    - ${escapeTerminal(p)}\n`).join("")}`,
+              );
           }
         } catch (err) {
           if (isStowageError(err, "config", "usage", "policy")) throw err;
