@@ -95,6 +95,7 @@ export async function finishAhead(
     return;
   }
   // Reads within the bytes just released (the listed size); stops at the decoded allowance.
-  await decodeObject(ctx, target, Number.POSITIVE_INFINITY, out.res).catch(() => undefined);
+  // A body damaged on the way is not cached as corrupt: the walk GETs it again when it gets there.
+  await decodeObject(ctx, target, Number.POSITIVE_INFINITY, out.res, true).catch(() => undefined);
   if (!out.res.body.destroyed) out.res.body.destroy();
 }

@@ -18,6 +18,7 @@ export type SessionStats = ReadStats & {
   objectsPruned: number;
   retries: number;
   recordsReturned: number;
+  objectsUnverified: number;
 };
 
 export function emptyStats(maxGrants: number): SessionStats {
@@ -38,6 +39,7 @@ export function emptyStats(maxGrants: number): SessionStats {
     objectsPruned: 0,
     retries: 0,
     recordsReturned: 0,
+    objectsUnverified: 0,
   };
 }
 

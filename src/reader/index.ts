@@ -18,6 +18,8 @@ export type {
   ReaderCursor,
   ReadStats,
   SkippedObject,
+  UnverifiedObject,
+  VerificationOptions,
   LoadResult,
   ReaderSession,
   GrantCallOptions,

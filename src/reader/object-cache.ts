@@ -17,6 +17,8 @@ export interface CachedObject {
   readonly decodedBytes: number;
   /** Set when the object ended badly (truncated/corrupt): the lines are those recovered. */
   readonly problem?: SkippedObject;
+  /** Why its records are served unverified (UnverifiedObject), kept with the lines. */
+  readonly unverified?: readonly string[];
 }
 
 /**

@@ -7,19 +7,25 @@
  * - a GET is started only when the listed size fits the grant's remaining download
  *   allowance and the per-object cap; every attempt is charged before it is sent;
  * - records are charged only for lines returned; decoded bytes for every line decoded;
- * - an object over a cap returns no lines (reported, not loaded).
+ * - an object over a cap returns no lines (reported, not loaded);
+ * - a body that fails its checksum or its gzip decode is downloaded once more before it
+ *   is reported: one byte flipped in flight reads exactly like stored corruption
+ *   (issue 31 §2); the second GET is charged like any retry;
+ * - an object its GET cannot vouch for (no stored SHA-256; no lock, or a shorter one,
+ *   where the config asks for one) is read as usual and marked `unverified`.
  */
 import type { GetResult, ObjectStore } from "../store/object-store.js";
 import { classifyError } from "../store/classify-error.js";
 import { isStowageError } from "../shared/errors.js";
-import { META, FORMAT_VERSION_VALUE } from "../batch/object-key.js";
+import { META, FORMAT_VERSION_VALUE, parseObjectKey } from "../batch/object-key.js";
+import { lockProblems, lockUntil } from "../store/object-lock.js";
 import { gunzipLines, type GunzipOutcome } from "./bounded-gunzip.js";
 import type { AheadGet } from "./get-ahead.js";
 import type { Allowance, Grant } from "./grant.js";
 import { heldCost, MAX_CACHED_LINES, type ObjectCache } from "./object-cache.js";
 import { OBJECT_MAX_COMPRESSED_BYTES, OBJECT_MAX_DECODED_BYTES } from "./limits.js";
 import { describeRetry, isRetryable, storageFailure, waitToRetry } from "./read-errors.js";
-import type { SkippedObject } from "./types.js";
+import type { SkippedObject, VerificationOptions } from "./types.js";
 
 export interface ObjectTarget {
   key: string;
@@ -35,6 +41,9 @@ export interface ReadContext {
   signal?: AbortSignal | undefined;
   /** Receives a short note on each retried failure (no secrets). */
   onRetry(note: string): void;
+  /** The source's key prefix and what its objects are checked against (unverified marks). */
+  prefix?: string;
+  verification?: VerificationOptions;
 }
 
 /** `next` is null when the object is finished; otherwise the grant ran out (`by`) and it resumes there. */
@@ -44,6 +53,10 @@ export interface ObjectOutcome {
   by?: Allowance;
   problem?: SkippedObject;
   cached?: boolean;
+  /** Why the returned lines are unverified (UnverifiedObject); absent when the object is. */
+  unverified?: string[];
+  /** The body failed its checksum or gzip decode and nothing was used: GET it again. */
+  damaged?: boolean;
 }
 
 const MiB = 1024 * 1024;
@@ -68,7 +81,8 @@ export async function readObject(
   if (ahead) grant.release(ahead.reserved);
   if (hit) {
     grant.stats.objectsCached++;
-    return takeRecords(grant, hit.lines, startLine, hit.problem, true);
+    const out = takeRecords(grant, hit.lines, startLine, hit.problem, true);
+    return hit.unverified ? { ...out, unverified: [...hit.unverified] } : out;
   }
   if (target.size > OBJECT_MAX_COMPRESSED_BYTES) {
     return skip(
@@ -84,6 +98,7 @@ export async function readObject(
       `${mib(target.size)} compressed is over the grant's download allowance of ${mib(grant.limits.downloadBytes)}; raise limits.downloadBytes`,
     );
   }
+  let damaged = 0;
   for (let attempt = 1; ; attempt++) {
     const sent = attempt === 1 && ahead ? ahead.settled : undefined; // already charged when it was sent
     if (!sent) {
@@ -96,7 +111,12 @@ export async function readObject(
       const res = sent
         ? unwrap(await sent)
         : await ctx.store.get(target.key, getOptions(ctx, target));
-      return await decodeObject(ctx, target, startLine, res);
+      const out = await decodeObject(ctx, target, startLine, res, damaged === 0);
+      if (!out.damaged) return out;
+      damaged++;
+      ctx.onRetry(
+        `GET ${target.key}: the body failed its checksum or gzip check; downloading it again`,
+      );
     } catch (err) {
       if (isStowageError(err, "aborted")) throw err;
       if (isStowageError(err, "precondition")) {
@@ -129,12 +149,14 @@ function unwrap(out: { res: GetResult } | { err: unknown }): GetResult {
 /**
  * One GET response: metadata checks, then the streamed decode. Network failures throw (retried by the caller).
  * A `startLine` past the end (Infinity) returns no lines and charges no records: the object only fills the cache.
+ * With `retryDamaged`, a body failing its checksum or gzip decode returns `damaged` (nothing used, nothing cached).
  */
 export async function decodeObject(
   ctx: ReadContext,
   target: ObjectTarget,
   startLine: number,
   res: GetResult,
+  retryDamaged = false,
 ): Promise<ObjectOutcome> {
   const { grant } = ctx;
   const format = res.metadata[META.format];
@@ -201,7 +223,13 @@ export async function decodeObject(
       return true;
     },
   });
+  if (
+    retryDamaged &&
+    (outcome.kind === "checksum" || outcome.kind === "corrupt-gzip" || outcome.kind === "truncated")
+  )
+    return { lines: [], next: startLine, damaged: true };
   grant.stats.objectsRead++;
+  const unverified = unverifiedProblems(ctx, target.key, res);
   const finished =
     outcome.kind === "end" || outcome.kind === "truncated" || outcome.kind === "corrupt-gzip";
   const problem: SkippedObject | undefined =
@@ -250,13 +278,31 @@ export async function decodeObject(
       lines,
       decodedBytes: decoded,
       ...(problem ? { problem } : {}),
+      ...(unverified.length ? { unverified } : {}),
     });
   if (!Number.isFinite(startLine)) return { lines: [], next: null };
   const got = lines.slice(startLine - base, (cutAt ?? index) - base);
   chargeRecords(grant, got.length);
-  if (cutAt !== null) return { lines: got, next: cutAt, by: "records" };
+  const marks = unverified.length ? { unverified } : {};
+  if (cutAt !== null) return { lines: got, next: cutAt, by: "records", ...marks };
   grant.progressed = true;
-  return { lines: got, next: null, ...(problem ? { problem } : {}), cached: false };
+  return { lines: got, next: null, ...(problem ? { problem } : {}), cached: false, ...marks };
+}
+
+/**
+ * What `stowage verify` would flag from this GET alone: no stored SHA-256 (every Stowage
+ * PUT sends one), and with the config's lock, none or a weaker one (object-lock.ts).
+ */
+function unverifiedProblems(ctx: ReadContext, key: string, res: GetResult): string[] {
+  const out: string[] = [];
+  if (!res.checksumSha256)
+    out.push(
+      "no SHA-256 checksum is stored (Stowage always sends one: written or replaced outside Stowage)",
+    );
+  const lock = ctx.verification?.objectLock;
+  const parts = lock ? parseObjectKey(key, ctx.prefix ?? "") : null;
+  if (lock && parts) out.push(...lockProblems(res, lockUntil(parts.hourMs, lock), lock));
+  return out;
 }
 
 /** Returns lines from `startLine` up to the records allowance, charging them. */

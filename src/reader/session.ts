@@ -36,6 +36,8 @@ import type {
   ReaderCursor,
   ReaderSession,
   SkippedObject,
+  UnverifiedObject,
+  VerificationOptions,
 } from "./types.js";
 
 /** What a session needs from its source. */
@@ -48,6 +50,8 @@ export interface SessionContext {
   listPageSize: number;
   /** LISTs and GETs in flight ahead of the walk (1 = strictly one request at a time). */
   concurrency: number;
+  /** What objects are checked against besides their checksum (unverified marks). */
+  verification?: VerificationOptions;
 }
 
 /** The session behind `source.query()`; see ReaderSession. */
@@ -101,10 +105,11 @@ export class QuerySession implements ReaderSession {
           "aborted",
           "the previous grant of this session was aborted, so its cursor is lost; call load() to start over",
         );
-      if (this.done) return this.result([], [], undefined);
+      if (this.done) return this.result([], [], [], undefined);
       if (this.current.grantsUsed >= this.limits.maxGrants) {
         this.current.stoppedBy = "maxGrants";
         return this.result(
+          [],
           [],
           [],
           undefined,
@@ -130,6 +135,7 @@ export class QuerySession implements ReaderSession {
     this.current.stoppedBy = null;
     const records: LogRecordLike[] = [];
     const skipped: SkippedObject[] = [];
+    const unverified: UnverifiedObject[] = [];
     let lastError: string | undefined;
     const env: WalkEnv = {
       store,
@@ -179,10 +185,19 @@ export class QuerySession implements ReaderSession {
           await dropAhead(taken, grant); // filled meanwhile by another session of this source
           taken = undefined;
         }
-        const out = await readObject({ ...env, cache: this.ctx.cache }, target, this.line, taken);
+        const startLine = this.line;
+        const out = await readObject(this.readContext(env), target, startLine, taken);
         const parsed = parseLines(out.lines, this.range, this.options.filter);
         for (const r of parsed.records) records.push(r);
         this.current.recordsReturned += parsed.records.length;
+        if (out.unverified) {
+          unverified.push({
+            key: target.key,
+            problems: out.unverified,
+            records: parsed.records.length,
+          });
+          if (startLine === 0) this.current.objectsUnverified++;
+        }
         if (parsed.bad > 0) {
           skipped.push({
             key: target.key,
@@ -209,13 +224,20 @@ export class QuerySession implements ReaderSession {
       if (signal?.aborted) this.interrupted = true; // records read by this grant are dropped with it
       throw err;
     } finally {
-      await this.settle(
-        grant,
-        ended && !signal?.aborted ? { ...env, cache: this.ctx.cache } : null,
-      );
+      await this.settle(grant, ended && !signal?.aborted ? this.readContext(env) : null);
     }
     this.current.stoppedBy = this.done ? null : grant.stoppedBy;
-    return this.result(records, skipped, lastError);
+    return this.result(records, skipped, unverified, lastError);
+  }
+
+  /** What reading one object needs: the walk's environment, the cache, and the checks. */
+  private readContext(env: WalkEnv): ReadContext {
+    return {
+      ...env,
+      cache: this.ctx.cache,
+      prefix: this.ctx.prefix,
+      ...(this.ctx.verification ? { verification: this.ctx.verification } : {}),
+    };
   }
 
   /** Sends GETs for the next objects of the walk (after the one being read), across hours already listed. */
@@ -277,6 +299,7 @@ export class QuerySession implements ReaderSession {
   private result(
     records: LogRecordLike[],
     skipped: SkippedObject[],
+    unverified: UnverifiedObject[],
     lastError: string | undefined,
     notice?: string,
   ): LoadResult {
@@ -290,6 +313,7 @@ export class QuerySession implements ReaderSession {
       partial: !this.done,
       complete: this.done,
       skipped,
+      unverified,
       cursor: this.cursor(),
       ...(lastError ? { lastError } : {}),
       ...(notice ? { notice } : {}),

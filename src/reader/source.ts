@@ -10,7 +10,7 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { normalizePrefix } from "../batch/object-key.js";
-import type { ResolvedS3Destination } from "../config/destination.js";
+import type { ObjectLockSpec, ResolvedS3Destination } from "../config/destination.js";
 import { s3SourceDestination } from "../config/s3-source.js";
 import type { CredentialIdentity, CredentialProvider } from "../config/destination-schema.js";
 import { processEnv, type Env } from "../config/env.js";
@@ -49,6 +49,8 @@ export interface OpenSourceOptions {
   retryBackoffMs?: number;
   /** LISTs and GETs sent ahead of the decoder. Default 4; 1 = one request at a time. */
   concurrency?: number;
+  /** The writer config's Object Lock: objects read without it are marked unverified (docs/retention.md). */
+  objectLock?: ObjectLockSpec;
 }
 
 /** Options of `createSource`: a source over a store you already hold. */
@@ -62,6 +64,8 @@ export interface CreateSourceOptions {
   listPageSize?: number;
   /** LISTs and GETs sent ahead of the decoder. Default 4; 1 = one request at a time. */
   concurrency?: number;
+  /** The writer config's Object Lock: objects read without it are marked unverified (docs/retention.md). */
+  objectLock?: ObjectLockSpec;
 }
 
 /** Requests in flight per session by default: hides round trips without hammering the provider. */
@@ -90,6 +94,7 @@ class StoreSource implements Source {
         1,
         Math.min(Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY), 32),
       ),
+      ...(options.objectLock ? { verification: { objectLock: options.objectLock } } : {}),
     };
   }
 
@@ -146,6 +151,7 @@ export function openSource(url: string, options: OpenSourceOptions = {}): Source
     ...(options.cacheBytes !== undefined ? { cacheBytes: options.cacheBytes } : {}),
     ...(options.retryBackoffMs !== undefined ? { retryBackoffMs: options.retryBackoffMs } : {}),
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...(options.objectLock ? { objectLock: options.objectLock } : {}),
   };
   const text = String(url ?? "").trim();
   if (/^s3:/i.test(text)) {

@@ -2,6 +2,7 @@
  * The reader's public types (SPEC §5.2, §5.3): sources, queries, grants, results
  * and their stats. Studio and `stowage logs` consume only these.
  */
+import type { ObjectLockSpec } from "../config/destination.js";
 import type { LogRecordLike } from "./record-like.js";
 
 /** Per-grant allowances (SPEC §5.2); `studio.s3.*` in config overrides them. */
@@ -62,6 +63,8 @@ export interface ReadStats {
   retries?: number;
   /** Records returned after the time range and the filter (`records` counts records analysed). */
   recordsReturned?: number;
+  /** Objects read whose records are served unverified (see `UnverifiedObject`). */
+  objectsUnverified?: number;
 }
 
 /** Why an object (or part of one) was not loaded. */
@@ -81,6 +84,26 @@ export interface SkippedObject {
   lines?: number;
 }
 
+/**
+ * An object whose records are served but that `stowage verify` would flag from what its
+ * GET shows: no stored SHA-256 (the writer always sends one), or — when the source knows
+ * the config's `objectLock` — no lock, another mode, or a retention too short
+ * (docs/retention.md). Its records are returned as usual; this says they are not proven
+ * intact. An object whose bytes fail their checksum is skipped instead (`checksum`).
+ */
+export interface UnverifiedObject {
+  key: string;
+  problems: string[];
+  /** Records of this grant that came from it (after the range and the filter). */
+  records: number;
+}
+
+/** What the reader checks each object against besides its own checksum. */
+export interface VerificationOptions {
+  /** The Object Lock the writer's config asks for: an object read without it is unverified. */
+  objectLock?: ObjectLockSpec;
+}
+
 export interface LoadResult {
   /** Records of this grant (filtered), newest objects first; stable order. */
   records: LogRecordLike[];
@@ -89,6 +112,8 @@ export interface LoadResult {
   partial: boolean;
   complete: boolean;
   skipped: SkippedObject[];
+  /** Objects whose records are in `records` but not proven intact. */
+  unverified: UnverifiedObject[];
   cursor: ReaderCursor | null;
   /** The last retried storage failure of this grant (code and status, never a secret). */
   lastError?: string;

@@ -8,10 +8,19 @@ import type {
   ReaderCursor,
   ReadStats,
   SkippedObject,
+  UnverifiedObject,
 } from "../reader/types.js";
 import type { LogRecordLike } from "../reader/record-like.js";
 
-export type { GrantLimits, LimitName, LogRecordLike, ReaderCursor, ReadStats, SkippedObject };
+export type {
+  GrantLimits,
+  LimitName,
+  LogRecordLike,
+  ReaderCursor,
+  ReadStats,
+  SkippedObject,
+  UnverifiedObject,
+};
 
 /** Longest range one load may cover (SPEC §5.2). */
 export const MAX_RANGE_MS = 7 * 24 * 3600_000;
@@ -57,6 +66,8 @@ export interface LoadResponse {
   complete: boolean;
   stoppedBy: LimitName | null;
   skipped: SkippedObject[];
+  /** Objects whose records are in `records` but not proven intact (no checksum, lock missing). */
+  unverified: UnverifiedObject[];
   /** Where the next grant resumes (null when complete): hours older than `cursor.hourMs + 1 h` are not fully read. */
   cursor: ReaderCursor | null;
   /** The last retried storage failure of the grant (code and status only), when storage kept failing. */

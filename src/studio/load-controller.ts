@@ -82,6 +82,7 @@ function sum(a: ReadStats, b: ReadStats): ReadStats {
     grantsUsed: a.grantsUsed + b.grantsUsed,
     retries: (a.retries ?? 0) + (b.retries ?? 0),
     objectsPruned: (a.objectsPruned ?? 0) + (b.objectsPruned ?? 0),
+    objectsUnverified: (a.objectsUnverified ?? 0) + (b.objectsUnverified ?? 0),
   };
 }
 
@@ -205,6 +206,7 @@ export class LoadController {
       partial: boolean;
       complete: boolean;
       skipped: LoadResponse["skipped"];
+      unverified: LoadResponse["unverified"];
       cursor: LoadResponse["cursor"];
       lastError?: string | undefined;
       notice?: string | undefined;
@@ -223,6 +225,7 @@ export class LoadController {
       complete: kind === "refresh" ? result.complete : stats.complete,
       stoppedBy: after.stoppedBy,
       skipped: result.skipped,
+      unverified: result.unverified,
       cursor: result.cursor,
       ...(result.lastError ? { lastError: result.lastError } : {}),
       ...(result.notice ? { notice: result.notice } : {}),

@@ -205,6 +205,15 @@ function print(io: CliIo, result: LoadResult, json: boolean): void {
     io.err(escapeTerminal(`stowage logs: skipped ${s.key}: ${s.reason} (${s.detail})`) + "\n");
   if (result.skipped.length > 5)
     io.err(`stowage logs: … and ${result.skipped.length - 5} more skipped objects\n`);
+  // Shown, but not proven intact: say which object they came from and why (docs/retention.md).
+  for (const u of result.unverified.slice(0, 5))
+    io.err(
+      escapeTerminal(
+        `stowage logs: unverified ${u.key}: ${u.problems.join("; ")} — its ${u.records} records shown are not proven intact (stowage verify)`,
+      ) + "\n",
+    );
+  if (result.unverified.length > 5)
+    io.err(`stowage logs: … and ${result.unverified.length - 5} more unverified objects\n`);
 }
 
 const SHOWN = ["service", "caller", "traceId"] as const;
@@ -243,6 +252,6 @@ function statsLine(s: ReadStats, complete: boolean, more: number, stopped?: stri
   return (
     `stowage logs: ${formatCount(shown)} records shown (${formatCount(s.records)} analysed) · LIST ${formatCount(s.listRequests)} · GET ${formatCount(s.getRequests)}` +
     `${s.retries ? ` (${formatCount(s.retries)} retries)` : ""} · ${formatBytes(s.downloadedBytes)} downloaded · ${formatBytes(s.decodedBytes)} decoded` +
-    ` · objects ${formatCount(s.objectsRead)} read, ${formatCount(s.objectsSkipped)} skipped, ${formatCount(s.objectsCached)} cached · grants ${s.grantsUsed}/${s.maxGrants} · ${state}\n`
+    ` · objects ${formatCount(s.objectsRead)} read, ${formatCount(s.objectsSkipped)} skipped${s.objectsUnverified ? `, ${formatCount(s.objectsUnverified)} unverified` : ""}, ${formatCount(s.objectsCached)} cached · grants ${s.grantsUsed}/${s.maxGrants} · ${state}\n`
   );
 }

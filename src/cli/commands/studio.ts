@@ -49,6 +49,8 @@ export function destinationSource(dest: ResolvedDestination): {
       ...(dest.endpoint ? { endpoint: dest.endpoint } : {}),
       forcePathStyle: dest.forcePathStyle,
       ...(dest.trustEndpoint ? { trustEndpoint: true } : {}),
+      // Objects read without the lock the config asks for are marked unverified.
+      ...(dest.objectLock ? { objectLock: dest.objectLock } : {}),
       ...creds,
     },
   };

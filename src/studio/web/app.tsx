@@ -239,6 +239,7 @@ export function App(props: { token: string }) {
         loaded={d.rows.length}
         showing={visible.length}
         skipped={s?.skipped ?? 0}
+        unverified={s?.unverified ?? []}
         busy={session.busy !== null}
       />
       <div>

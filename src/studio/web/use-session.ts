@@ -7,7 +7,13 @@
  * is not merged (it would leave a hole) and stops auto-refresh.
  */
 import { useCallback, useRef, useState } from "preact/hooks";
-import type { GrantUsage, LimitName, LoadResponse, ReadStats } from "../api-types.js";
+import type {
+  GrantUsage,
+  LimitName,
+  LoadResponse,
+  ReadStats,
+  UnverifiedObject,
+} from "../api-types.js";
 import { ApiFailure, type ApiClient } from "./lib/api-client.js";
 import { keyHash, toRows, type Row } from "./lib/rows.js";
 
@@ -22,6 +28,8 @@ export interface SessionState {
   complete: boolean;
   stoppedBy: LimitName | null;
   skipped: number;
+  /** Objects whose records are shown but not proven intact (no checksum, lock missing). */
+  unverified: UnverifiedObject[];
   /** Hours older than the end of this hour are not fully read yet (null when complete). */
   unreadBefore: number | null;
   /** What the last grant wants the user to know: storage kept failing, or why nothing loaded. */
@@ -56,6 +64,7 @@ export function useSession(api: ApiClient | null) {
     complete: res.kind === "refresh" && prev ? prev.complete : res.complete,
     stoppedBy: res.kind === "refresh" && prev ? prev.stoppedBy : res.stoppedBy,
     skipped: (prev && res.kind !== "load" ? prev.skipped : 0) + res.skipped.length,
+    unverified: [...(prev && res.kind !== "load" ? prev.unverified : []), ...res.unverified],
     unreadBefore:
       res.kind === "refresh" && prev
         ? prev.unreadBefore

@@ -1,6 +1,12 @@
 /** The budget meter under the top bar: per-grant usage, grants, Partial/Complete badge and why a grant stopped. */
 import { Fragment } from "preact";
-import type { GrantLimits, GrantUsage, LimitName, ReadStats } from "../../api-types.js";
+import type {
+  GrantLimits,
+  GrantUsage,
+  LimitName,
+  ReadStats,
+  UnverifiedObject,
+} from "../../api-types.js";
 import { meterItems, stoppedWords } from "../lib/budget.js";
 import { fmtCount } from "../lib/format.js";
 
@@ -13,7 +19,23 @@ export interface BudgetMeterProps {
   loaded: number;
   showing: number;
   skipped: number;
+  /** Objects whose records are shown but not proven intact. */
+  unverified?: UnverifiedObject[];
   busy: boolean;
+}
+
+/** The hover text of the unverified count: each object, how many records, and why. */
+function unverifiedTip(list: UnverifiedObject[]): string {
+  const byKey = new Map<string, { records: number; problems: string[] }>();
+  for (const u of list) {
+    const seen = byKey.get(u.key);
+    if (seen) seen.records += u.records;
+    else byKey.set(u.key, { records: u.records, problems: u.problems });
+  }
+  return [
+    "Records shown from objects that stowage verify would flag: not proven intact.",
+    ...[...byKey].map(([k, v]) => `${k} (${v.records} records): ${v.problems.join("; ")}`),
+  ].join("\n");
 }
 
 export function BudgetMeter(p: BudgetMeterProps) {
@@ -71,6 +93,11 @@ export function BudgetMeter(p: BudgetMeterProps) {
         {p.skipped > 0 && (
           <span title="Objects that were not loaded (too large, corrupt, foreign format). Details in the terminal/API response.">
             {p.skipped} skipped
+          </span>
+        )}
+        {p.unverified && p.unverified.length > 0 && (
+          <span class="unverified" data-testid="unverified" title={unverifiedTip(p.unverified)}>
+            {new Set(p.unverified.map((u) => u.key)).size} unverified
           </span>
         )}
         {p.busy && <span class="spinner" />}
