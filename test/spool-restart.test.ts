@@ -77,7 +77,15 @@ describe("adoption of provably dead owners on open", () => {
     expect(before.owners.length).toBeGreaterThan(0);
     expect(before.owners.every((o) => o.state !== "live")).toBe(true);
 
-    const drain = spawnSpoolChild({ mode: "flush-once", spoolPath, prefix, delivery: DELIVERY });
+    // The same destination (a spool is bound to its endpoint): through the proxy, faults off.
+    proxy.setRule(undefined);
+    const drain = spawnSpoolChild({
+      mode: "flush-once",
+      spoolPath,
+      prefix,
+      endpoint: proxy.endpoint,
+      delivery: DELIVERY,
+    });
     expect(await exitsOnItsOwn(drain, 120_000)).toBe(0);
     const out = drain.final as unknown as Drained;
     const sink = out.flush.destinations.sink;
@@ -122,7 +130,13 @@ describe("adoption of provably dead owners on open", () => {
       delivery: { ...DELIVERY, requestTimeoutMs: 120_000, maxAttempts: 5 },
     });
     await live.until(() => live.acked.length >= 200, 60_000, "200 acks");
-    const drain = spawnSpoolChild({ mode: "flush-once", spoolPath, prefix, delivery: DELIVERY });
+    const drain = spawnSpoolChild({
+      mode: "flush-once",
+      spoolPath,
+      prefix,
+      endpoint: failing.endpoint, // the live writer's destination: a spool is bound to its endpoint
+      delivery: DELIVERY,
+    });
     expect(await exitsOnItsOwn(drain, 120_000)).toBe(0);
     const out = drain.final as unknown as Drained;
     expect(out.flush.destinations.sink.heldByOthers).toBe(200);

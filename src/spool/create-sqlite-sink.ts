@@ -1,8 +1,9 @@
 /**
  * Builds the `buffer: "sqlite"` sink from a resolved logger config: the one
  * DeliverySink over a SqliteBuffer. Checks the spool file once, here, so a
- * foreign or corrupt file fails createLogger with a clear error (and is never
- * touched), then starts the worker.
+ * foreign or corrupt file, or a spool bound to another destination, fails
+ * createLogger with a clear error (and is never touched), then starts the worker
+ * (which binds an unbound file to this destination before anything else).
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -13,6 +14,7 @@ import type { DeliveryEventListener } from "../delivery/events.js";
 import type { Sink } from "../delivery/sink.js";
 import { StowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
+import { checkSpoolDestination, spoolDestinationId } from "./spool-destination.js";
 import { SqliteBuffer } from "./sqlite-buffer.js";
 import { openSpoolDatabase } from "./sqlite-schema.js";
 
@@ -43,7 +45,7 @@ export function spoolLeaseMs(
   return d.requestTimeoutMs * d.maxAttempts + LEASE_MARGIN_MS;
 }
 
-function checkSpoolFile(path: string): void {
+function checkSpoolFile(path: string, destination: string): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
   } catch (err) {
@@ -57,7 +59,12 @@ function checkSpoolFile(path: string): void {
     );
   }
   if (!existsSync(path)) return;
-  openSpoolDatabase(path, { create: false, readonly: true }).db.close();
+  const { db, empty } = openSpoolDatabase(path, { create: false, readonly: true });
+  try {
+    if (!empty) checkSpoolDestination(db, path, destination);
+  } finally {
+    db.close();
+  }
 }
 
 /**
@@ -70,10 +77,12 @@ export function createSqliteSink(
   onEvent?: DeliveryEventListener,
 ): Sink {
   const d = resolved.delivery;
-  checkSpoolFile(d.spoolPath);
   const dest = resolved.destination;
+  const destination = spoolDestinationId(dest);
+  checkSpoolFile(d.spoolPath, destination);
   const worker = {
     path: d.spoolPath,
+    destination,
     prefix: dest.type === "s3" ? dest.prefix : "",
     leaseMs: spoolLeaseMs(d, env),
     maxBatchBytes: d.maxBatchBytes,

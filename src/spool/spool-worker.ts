@@ -19,7 +19,12 @@ if (port) {
   const post = (m: FromWorker) => port.postMessage(m);
   let loop: WorkerLoop | undefined;
   try {
-    loop = new WorkerLoop(SqliteSpool.open(cfg.path, { leaseMs: cfg.leaseMs }), cfg, post);
+    const spool = SqliteSpool.open(cfg.path, {
+      leaseMs: cfg.leaseMs,
+      ...(cfg.destination === undefined ? {} : { destination: cfg.destination }),
+      ...(cfg.writer === undefined ? {} : { writer: cfg.writer }),
+    });
+    loop = new WorkerLoop(spool, cfg, post);
   } catch (err) {
     post({ t: "fatal", error: toWireError(err) });
   }

@@ -82,6 +82,17 @@ export interface SpoolOpenOptions {
   leaseMs: number;
   /** Clock (default Date.now); the contract suite injects one. */
   now?: () => number;
+  /**
+   * The destination identity (spool-destination.ts): the file is bound to it at open (an
+   * unbound file is bound now), or the open throws StowageError("config"). Absent: no check
+   * (tools and the contract suite, which never deliver).
+   */
+  destination?: string;
+  /**
+   * The writer id of the sqlite buffer feeding this spool: its owner tokens start with it and
+   * appendGroups() keeps its mark (exit-commit.ts). Absent: a random one.
+   */
+  writer?: string;
 }
 
 /** Which of this instance's two owner ids a record belongs to. */

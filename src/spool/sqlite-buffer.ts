@@ -10,7 +10,11 @@
  *   processes sharing a file may overshoot by what they have in flight);
  * - a group the worker could not commit, or one still uncommitted when the worker
  *   dies, is reported lost (counted failed, latched) and its writers rejected;
- * - the main thread does no disk I/O per call: add() only queues.
+ * - the main thread does no disk I/O per call: add() only queues. Its one exception is
+ *   the end of the process (`process.exit()`, an uncaught exception, a fatal signal): then
+ *   it commits what is queued or unconfirmed itself, synchronously (exit-commit.ts), so the
+ *   records that explain a crash are kept; a group is never committed twice (writer marks);
+ * - a group keeps its lines until the worker confirms it (bounded by maxQueueBytes).
  */
 import { lineBytes } from "../batch/hour-batcher.js";
 import { objectMetadata } from "../batch/object-key.js";
@@ -18,6 +22,9 @@ import type { BufferHost, DeliveryBuffer, FailureCause } from "../delivery/buffe
 import type { SealedBatch } from "../delivery/sealed-batch.js";
 import { waitWithTimeout } from "../delivery/wait.js";
 import { StowageError } from "../shared/errors.js";
+import { randomHex } from "../shared/ids.js";
+import { onProcessEnd } from "../shared/process-end.js";
+import { commitAtProcessEnd, type PendingGroup } from "./exit-commit.js";
 import { WorkerHost } from "./worker-host.js";
 import type { FromWorker, SpoolWorkerConfig, WireBatch, WireError } from "./worker-protocol.js";
 
@@ -31,6 +38,9 @@ interface Group {
   records: number;
   bytes: number;
   waiters: Waiter[];
+  /** Kept until committed: the process-end commit stores them if the worker has not. */
+  lines: string[];
+  ts: number[];
 }
 type SpooledBatch = SealedBatch & { spoolId: string };
 
@@ -55,13 +65,18 @@ export class SqliteBuffer implements DeliveryBuffer {
   private _error: StowageError | null = null;
   private deathCause: WireError | null = null;
   private closing = false;
+  private readonly cfg: SpoolWorkerConfig & { writer: string };
+  private readonly offProcessEnd: () => void;
 
   constructor(
     private readonly host: BufferHost,
     cfg: SpoolWorkerConfig,
   ) {
+    this.cfg = { ...cfg, writer: cfg.writer ?? randomHex(16) };
+    // Listening for the end of the process only while this buffer is open (removed in close()).
+    this.offProcessEnd = onProcessEnd(() => this.commitAtEnd());
     this.worker = new WorkerHost(
-      cfg,
+      this.cfg,
       (m) => this.onMessage(m),
       (err) => {
         if (!this.closing) this.die({ code: "SpoolWorkerFailed", message: err.message });
@@ -110,7 +125,13 @@ export class SqliteBuffer implements DeliveryBuffer {
     const g = this.outbox;
     if (g.lines.length === 0) return;
     this.outbox = { lines: [], ts: [], bytes: 0, waiters: [] };
-    const group = { records: g.lines.length, bytes: g.bytes, waiters: g.waiters };
+    const group = {
+      records: g.lines.length,
+      bytes: g.bytes,
+      waiters: g.waiters,
+      lines: g.lines,
+      ts: g.ts,
+    };
     if (this._error) return this.drop(group, this.deathCause!);
     this.groups.set(++this.seq, group);
     this.worker.request({ t: "rec", seq: this.seq, lines: g.lines, ts: g.ts });
@@ -138,7 +159,7 @@ export class SqliteBuffer implements DeliveryBuffer {
         // This group is lost (e.g. disk full); later groups are tried again.
         const g = this.groups.get(m.seq);
         if (g) this.groups.delete(m.seq);
-        this.drop(g ?? { records: 0, bytes: 0, waiters: [] }, m.error);
+        this.drop(g ?? { records: 0, bytes: 0, waiters: [], lines: [], ts: [] }, m.error);
         this.worker.answered(g ? 1 : 0);
         return;
       }
@@ -191,7 +212,7 @@ export class SqliteBuffer implements DeliveryBuffer {
     this._error = new StowageError("spool", spoolCause(error).message);
     const groups = [...this.groups.values()];
     this.groups.clear();
-    const all = { records: 0, bytes: 0, waiters: [] as Waiter[] };
+    const all = { records: 0, bytes: 0, waiters: [] as Waiter[], lines: [], ts: [] };
     for (const g of groups) {
       all.records += g.records;
       all.bytes += g.bytes;
@@ -229,6 +250,26 @@ export class SqliteBuffer implements DeliveryBuffer {
       await waitWithTimeout(done, CLOSE_WAIT_MS);
     }
     await this.worker.terminate();
+    this.offProcessEnd();
+  }
+
+  /**
+   * The process is ending (exit, uncaught exception, fatal signal): commit, synchronously, every
+   * group the worker has not confirmed, and what is still queued here. Groups the worker did
+   * commit are skipped by their mark (exit-commit.ts), so nothing is stored twice. A dead spool
+   * commits nothing: its records were already reported lost.
+   */
+  private commitAtEnd(): void {
+    if (this._error) return;
+    this.post(); // the queued records become a numbered group like the others
+    const groups: PendingGroup[] = [];
+    for (const [seq, g] of this.groups) groups.push({ seq, lines: g.lines, ts: g.ts });
+    commitAtProcessEnd({
+      path: this.cfg.path,
+      writer: this.cfg.writer,
+      destination: this.cfg.destination,
+      groups,
+    });
   }
 
   private workerClosed(): void {

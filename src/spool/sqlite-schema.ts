@@ -3,7 +3,12 @@
  * safely: a file that is not ours is reported and never modified.
  *
  * Tables
- *   meta(key, value)      'magic' = 'stowage-spool', 'schema' = '1', 'created' = ISO time.
+ *   meta(key, value)      'magic' = 'stowage-spool', 'schema' = '1', 'created' = ISO time;
+ *                         'destination' = the destination the file is bound to (canonical JSON,
+ *                         spool-destination.ts; written by the first logger that opens it, also
+ *                         for files written before binding existed);
+ *                         'groups:<writer>' = '<seq>:<ms>', the highest record group of that
+ *                         writer committed (exit-commit.ts), moved in the same transaction.
  *   usage(id = 1, bytes)  logical payload = Σ (UTF-8 line bytes + 1) over records
  *                         + Σ length(body) over batches; updated in every transaction that
  *                         changes either (SQLite and WAL overhead are not counted).
@@ -135,11 +140,12 @@ function sqliteFailure(path: string, err: unknown): StowageError {
  * Opens (and with `create`, creates) a spool file. Verifies the magic row and
  * schema BEFORE anything writes, so a foreign or corrupt file is never modified.
  * Writers get WAL with synchronous=NORMAL (see docs/spool.md for what survives what).
+ * `integrity: false` skips `PRAGMA quick_check` (the process-end commit: the file was checked at open).
  * @example const db = openSpoolDatabase("/var/spool/app.db", { create: true });
  */
 export function openSpoolDatabase(
   path: string,
-  options: { create: boolean; readonly?: boolean },
+  options: { create: boolean; readonly?: boolean; integrity?: boolean },
 ): { db: SqlDatabase; empty: boolean } {
   checkSpoolPath(path); // a directory is a config error, not a raw EISDIR
   const existed = existsSync(path) && statSync(path).size > 0;
@@ -167,7 +173,7 @@ export function openSpoolDatabase(
   try {
     checkNotForeign(db, path); // user tables / user_version → refused, untouched
     let kind = inspect(db, path);
-    if (existed && kind === "spool") checkIntegrity(db, path); // corrupt page
+    if (existed && kind === "spool" && options.integrity !== false) checkIntegrity(db, path); // corrupt page
     if (kind === "empty" && options.create && !options.readonly) kind = initialise(db, path);
     if (kind === "spool" && !options.readonly) {
       db.exec("PRAGMA journal_mode = WAL");

@@ -3,11 +3,13 @@
  * sqlite-schema.ts). Synchronous: it is owned by the spool worker thread (and
  * by the status/retry tools), never called per log call on the main thread.
  * Every mutation is one IMMEDIATE transaction; the usage row moves with it.
- * Size: ~340 lines on purpose — every statement on the file lives here, next to the
+ * Size: ~410 lines on purpose — every statement on the file lives here, next to the
  * transaction that uses it, so the invariants of sqlite-schema.ts can be checked in one place.
  */
 import { hostname } from "node:os";
 import { randomHex } from "../shared/ids.js";
+import { formatMark, markKey, markSeq } from "./exit-commit.js";
+import { bindSpoolDestination } from "./spool-destination.js";
 import type { SqlDatabase, SqlStatement } from "./sqlite-driver.js";
 import { spoolWriteError } from "./spool-file-check.js";
 import { ownerState, processIdentity, type OwnerRow } from "./owner-liveness.js";
@@ -39,6 +41,12 @@ type BatchRow = {
 };
 const BATCH_COLUMNS = "id, key, state, records, decoded_bytes, min_ms, max_ms, body, created_ms";
 
+/** Records of one group of a writer (its sequence number, from the main thread). */
+export interface SpoolRecordGroup {
+  seq: number;
+  records: readonly SpoolRecordInput[];
+}
+
 const toBatch = (r: BatchRow): SpoolBatch => ({
   id: r.id,
   key: r.key,
@@ -62,13 +70,13 @@ export class SqliteSpool implements Spool {
   private readonly now: () => number;
   private readonly q: Record<string, SqlStatement>;
   private readonly token: string;
+  private readonly writer: string;
   private closed = false;
-  /** The file, for messages (disk full). */
-  private path = "the spool file";
-
   private constructor(
     private readonly db: SqlDatabase,
     private readonly options: SpoolOpenOptions,
+    /** The file, for messages (disk full, another destination). */
+    private readonly path: string,
   ) {
     this.now = options.now ?? Date.now;
     const s = (sql: string) => db.prepare(sql);
@@ -124,9 +132,21 @@ export class SqliteSpool implements Spool {
         "UPDATE batches SET state = 'pending', lease_owner = NULL, lease_until_ms = NULL WHERE state = 'leased' AND lease_owner IN (?, ?)",
       ),
       heldRecords: s("SELECT EXISTS (SELECT 1 FROM records WHERE owner IN (?, ?)) AS held"),
+      readMark: s("SELECT value FROM meta WHERE key = ?"),
+      writeMark: s("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"),
+      // Marks of writers with no owner row left, older than a lease: their process is gone.
+      sweepMarks: s(`DELETE FROM meta WHERE key LIKE 'groups:%'
+        AND CAST(substr(value, instr(value, ':') + 1) AS INTEGER) < ?
+        AND NOT EXISTS (SELECT 1 FROM owners WHERE substr(token, 1, instr(token, '~') - 1) = substr(meta.key, 8))`),
     };
+    this.writer = options.writer ?? randomHex(16);
+    // Bound before this instance registers or adopts anything: records never cross destinations.
+    if (options.destination !== undefined) {
+      const destination = options.destination;
+      this.tx(() => bindSpoolDestination(db, this.path, destination));
+    }
     // The process identity travels in the token, so a reused pid is not mistaken for this process.
-    const token = `${randomHex(16)}~${processIdentity()}`;
+    const token = `${this.writer}~${processIdentity()}`;
     const at = this.now();
     const register = () =>
       Number(
@@ -142,9 +162,7 @@ export class SqliteSpool implements Spool {
   static open(path: string, options: SpoolOpenOptions): SqliteSpool {
     const { db } = openSpoolDatabase(path, { create: true });
     try {
-      const spool = new SqliteSpool(db, options);
-      spool.path = path;
-      return spool;
+      return new SqliteSpool(db, options, path);
     } catch (err) {
       db.close();
       throw err;
@@ -176,19 +194,54 @@ export class SqliteSpool implements Spool {
   append(records: readonly SpoolRecordInput[], outcomes: readonly BatchOutcome[] = []): number[] {
     return this.tx(() => {
       const ids: number[] = [];
-      let bytes = 0;
-      for (const r of records) {
-        ids.push(
-          Number(
-            this.q.insertRecord!.run(this.ownId, Math.floor(r.timestampMs), r.line).lastInsertRowid,
-          ),
-        );
-        bytes += Buffer.byteLength(r.line, "utf8") + 1;
-      }
+      let bytes = this.insertRecords(records, ids);
       bytes += this.applyOutcomes(outcomes);
       if (bytes !== 0) this.q.addUsage!.run(bytes);
       return ids;
     });
+  }
+
+  /**
+   * append() for the record groups of this spool's writer, in ONE transaction with the
+   * writer's mark: groups at or below the mark were committed by the process-end commit
+   * (exit-commit.ts) and are skipped (null in the result); the mark moves to the highest
+   * group stored. Returns the new record ids of each group.
+   */
+  appendGroups(
+    groups: readonly SpoolRecordGroup[],
+    outcomes: readonly BatchOutcome[] = [],
+  ): (number[] | null)[] {
+    return this.tx(() => {
+      const key = markKey(this.writer);
+      const mark = markSeq((this.q.readMark!.get(key) as { value: string } | undefined)?.value);
+      let top = mark;
+      let bytes = 0;
+      const out = groups.map((g) => {
+        if (g.seq <= mark) return null;
+        top = Math.max(top, g.seq);
+        const ids: number[] = [];
+        bytes += this.insertRecords(g.records, ids);
+        return ids;
+      });
+      if (top > mark) this.q.writeMark!.run(key, formatMark(top, this.now()));
+      bytes += this.applyOutcomes(outcomes);
+      if (bytes !== 0) this.q.addUsage!.run(bytes);
+      return out;
+    });
+  }
+
+  /** Inside a transaction: inserts records under the `own` owner, pushes their ids; returns their bytes. */
+  private insertRecords(records: readonly SpoolRecordInput[], ids: number[]): number {
+    let bytes = 0;
+    for (const r of records) {
+      ids.push(
+        Number(
+          this.q.insertRecord!.run(this.ownId, Math.floor(r.timestampMs), r.line).lastInsertRowid,
+        ),
+      );
+      bytes += Buffer.byteLength(r.line, "utf8") + 1;
+    }
+    return bytes;
   }
 
   seal(
@@ -295,7 +348,9 @@ export class SqliteSpool implements Spool {
         this.q.dropOwner!.run(id);
       }
       // The sweep scans every record: done once at open, not on every heartbeat.
-      return options.sweep ? n + this.q.adoptOrphans!.run(this.adoptedId).changes : n;
+      if (!options.sweep) return n;
+      this.q.sweepMarks!.run(now - this.options.leaseMs);
+      return n + this.q.adoptOrphans!.run(this.adoptedId).changes;
     });
   }
 
@@ -345,6 +400,8 @@ export class SqliteSpool implements Spool {
           if (held) this.q.heartbeat!.run(id, this.token, process.pid, hostname(), this.now(), 0);
           else this.q.dropOwner!.run(id);
         }
+        // The writer's mark stays: a process-end commit racing this close must still see it
+        // (the next opener sweeps it once it is a lease old and no owner row of it is left).
       });
     } finally {
       this.db.close();

@@ -6,6 +6,9 @@
  *
  * Invariants:
  * - a record group is acknowledged only after the transaction holding it committed;
+ *   a group at or below its writer's mark was committed by the process-end commit
+ *   (exit-commit.ts): acknowledged, reported `transferred` (its records are adopted like
+ *   a dead owner's), never stored twice;
  * - every batch in `queue` or `sent` is leased by this spool (renewed every lease/3);
  *   at most `window` batches are with the main thread at once (bounded memory);
  * - each batch is handed out once per lease: `sent` holds it until its outcome arrives;
@@ -136,12 +139,13 @@ export class WorkerLoop {
     if (this.inbox.length === 0 && this.outcomes.length === 0) return;
     const groups = this.inbox;
     const outcomes = this.outcomes;
-    const records = groups.flatMap((g) =>
-      g.lines.map((line, i) => ({ line, timestampMs: g.ts[i]! })),
-    );
-    let ids: number[];
+    const batch = groups.map((g) => ({
+      seq: g.seq,
+      records: g.lines.map((line, i) => ({ line, timestampMs: g.ts[i]! })),
+    }));
+    let ids: (number[] | null)[];
     try {
-      ids = this.spool.append(records, outcomes);
+      ids = this.spool.appendGroups(batch, outcomes);
     } catch (err) {
       if (isBusyError(err)) throw err;
       this.inbox = [];
@@ -154,8 +158,16 @@ export class WorkerLoop {
     if (groups.length > 0) this.post({ t: "ack", seq: groups[groups.length - 1]!.seq, bytes });
     if (outcomes.length > 0) this.post({ t: "doneAck", count: outcomes.length });
     else if (groups.length === 0) this.post({ t: "bytes", bytes });
-    for (let i = 0; i < records.length; i++)
-      this.live.add(ids[i]!, records[i]!.line, records[i]!.timestampMs);
+    let elsewhere = 0; // groups the process-end commit stored first: adopted, not ours to seal
+    for (let k = 0; k < batch.length; k++) {
+      const { records } = batch[k]!;
+      const got = ids[k];
+      if (!got) elsewhere += records.length;
+      else
+        for (let i = 0; i < records.length; i++)
+          this.live.add(got[i]!, records[i]!.line, records[i]!.timestampMs);
+    }
+    if (elsewhere > 0) this.post({ t: "transferred", records: elsewhere });
   }
 
   private sealPending(): void {

@@ -17,9 +17,13 @@ export interface SpoolWorkerConfig {
   gzipLevel?: number;
   /** Batches handed to the main thread and not yet completed, at most. */
   window: number;
+  /** The destination identity the spool is bound to (spool-destination.ts). */
+  destination?: string;
+  /** The sqlite buffer's writer id: its group marks (exit-commit.ts). */
+  writer?: string;
 }
 
-/** Records accepted on the main thread, in one group. */
+/** Records accepted on the main thread, in one group (`seq`: 1, 2, 3… per writer). */
 export interface RecordsMessage {
   t: "rec";
   seq: number;
@@ -56,7 +60,10 @@ export type FromWorker =
   | { t: "batch"; batch: WireBatch; backlog: boolean }
   /** Records adopted from dead owners: this logger now delivers them too. */
   | { t: "adopted"; records: number }
-  /** Records another owner adopted from this one (after a long stall): no longer ours to deliver. */
+  /**
+   * Records no longer ours to deliver: adopted by another owner (after a long stall), or groups
+   * the process-end commit stored under an owner row of their own (adopted like any other).
+   */
   | { t: "transferred"; records: number }
   /** `held`: records in the spool another live owner holds (not deliverable by this logger yet). */
   | { t: "synced"; id: number; busy: boolean; held: number }
