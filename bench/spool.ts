@@ -131,7 +131,8 @@ async function acknowledged(server: RunningMinio): Promise<void> {
 
 /** Spool payload and file bytes per record, unsealed and sealed; uploads go to a closed port so nothing leaves the spool. */
 async function bytesPerRecord(server: RunningMinio): Promise<void> {
-  const n = 100_000;
+  // ~300 B records: 60,000 stay under the 25 MiB batch cap, so the first spool stays unsealed.
+  const n = 60_000;
   const nowhere = { ...server, endpoint: "http://127.0.0.1:9" } as RunningMinio;
   const hold = { maxAttempts: 100, initialBackoffMs: 30_000, maxBackoffMs: 30_000 };
   const measure = async (path: string, batching: Record<string, unknown>) => {
@@ -150,7 +151,7 @@ async function bytesPerRecord(server: RunningMinio): Promise<void> {
   const p1 = join(dir, "bytes-unsealed.db");
   const a = await measure(p1, {
     maxBatchRecords: 10_000_000,
-    maxBatchBytes: "1GiB",
+    maxBatchBytes: "25MiB", // the most a reader reads per object, the largest batch allowed
     flushIntervalMs: 3_600_000,
   });
   const unsealed = await getS3SpoolStatus(p1);

@@ -74,7 +74,7 @@ describe("§4 two processes sharing one spool", () => {
         delivery: {
           ...DELIVERY,
           maxBatchRecords: 1_000_000,
-          maxBatchBytes: "256MiB",
+          maxBatchBytes: "25MiB", // the most a reader reads per object (issue 30 row 11)
           flushIntervalMs: 600_000,
         },
       },
