@@ -12,7 +12,11 @@ import type { Level, LevelName } from "../../record/levels.js";
 import { StowageError } from "../../shared/errors.js";
 import type { BridgeLoggerOptions } from "../shared/open-logger.js";
 import { resolveLevelMap } from "./levels.js";
-import { stderrReporter, type WinstonErrorReporter } from "./stderr-report.js";
+import { reportToStderr, type BridgeErrorReporter } from "../shared/stderr-report.js";
+
+type WinstonErrorReporter = BridgeErrorReporter;
+/** `stowage/winston: <message>` on fd 2 (reported before a `process.exit()` in 'finish' ends the app). */
+const stderrReporter: BridgeErrorReporter = (message) => reportToStderr("stowage/winston", message);
 
 type StreamOptions = TransportStream.TransportStreamOptions;
 

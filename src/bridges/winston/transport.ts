@@ -25,7 +25,7 @@ import { LevelMapper, type WinstonLevels } from "./levels.js";
 import { mapWinstonInfo, type WinstonInfo } from "./map-info.js";
 import { resolveWinstonOptions, type WinstonTransportOptions } from "./options.js";
 import { WinstonRecordWriter, type DeliveryOutcome } from "./record-writer.js";
-import type { WinstonErrorReporter } from "./stderr-report.js";
+import type { BridgeErrorReporter as WinstonErrorReporter } from "../shared/stderr-report.js";
 
 /** The delivery error a 'warn' event carries: the message, and the logger's FlushResult. */
 export class StowageDeliveryError extends StowageError {
@@ -70,7 +70,7 @@ export class StowageTransport extends TransportStream {
   constructor(options: WinstonTransportOptions = {}) {
     const resolved = resolveWinstonOptions(options);
     super(resolved.stream);
-    const { logger, owned } = openBridgeLogger(resolved.logger);
+    const { logger, owned } = openBridgeLogger(resolved.logger, "stowage/winston");
     this.stowage = logger;
     this.writer = new WinstonRecordWriter(logger, owned);
     this.mapper = new LevelMapper(resolved.levelMap);
