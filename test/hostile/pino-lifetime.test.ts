@@ -106,3 +106,22 @@ describe("issue 30 row 3: pino transport, store down at exit", () => {
     },
   );
 });
+
+describe("issue 30: pino transport, an app that ends badly with the store up", () => {
+  it.each([
+    ["exit", 3],
+    ["throw", 1],
+  ] as const)(
+    "process ends by %s: every line logged before it is in the bucket once, exit code %i unchanged",
+    async (variant, code) => {
+      const proxy = await proxied(() => undefined);
+      const prefix = uniquePrefix("pino-crash");
+      const config = s3Config(prefix, delivery, { endpoint: proxy.endpoint });
+      const res = await runApp("crash", variant, config);
+      expect(res.status, res.stderr).toBe(code);
+      const counts = await bucketIdCounts(prefix);
+      expect(counts.size).toBe(2_000);
+      expect([...counts.values()].every((c) => c === 1)).toBe(true);
+    },
+  );
+});
