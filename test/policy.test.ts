@@ -138,7 +138,7 @@ describe("§1 stowage policy", () => {
       {
         Sid: "StowageList",
         Effect: "Allow",
-        Action: ["s3:ListBucket"],
+        Action: ["s3:ListBucket", "s3:ListBucketVersions"], // versions: stowage verify (issue 31 §2)
         Resource: [`arn:aws:s3:::${bucket}`],
         Condition: { StringLike: { "s3:prefix": ["orders/production/v1/*"] } },
       },

@@ -3,14 +3,23 @@
  * actions Stowage performs, on exactly the keys it touches. HeadObject has no
  * IAM action of its own: S3 authorises it with s3:GetObject.
  *
+ * Logs: the writer creates each object once and never deletes one; on AWS its
+ * PutObject is allowed only with If-None-Match (the `s3:if-none-match` condition), so
+ * its credentials cannot replace a log object with a forged version (issue 31 §2).
+ * MinIO refuses a policy naming that key, so for other endpoints it is left out and
+ * said so (`notes`): there `stowage verify`, which lists versions, finds an overwrite.
+ *
  * Exports: a `{date}` in the prefix becomes `*` (a policy made today
  * must work tomorrow); the export's state beside the dated folders — the cursor
  * `_cursor-<export>.json`, the keyset state and the in-progress markers — is
  * named explicitly; and the writer may delete under its own prefix, because a
  * failed run's objects are removed by the run itself or by the next one.
+ *
+ * Statements a second destination repeats are merged (iam-limits.ts).
  */
 import type { ResolvedS3Destination } from "../config/destination.js";
 import { StowageError } from "../shared/errors.js";
+import { mergeStatements, policySizeWarnings } from "./iam-limits.js";
 import { retentionStatements } from "./iam-retention.js";
 import type { DoctorTarget } from "./types.js";
 
@@ -33,6 +42,10 @@ export interface IamPolicy {
 export interface ExplainedPolicy {
   policy: IamPolicy;
   explanations: { sid: string; why: string }[];
+  /** What the policy cannot say for these destinations (e.g. no s3:if-none-match on MinIO). */
+  notes: string[];
+  /** IAM size limits the policy is over (iam-limits.ts), each with what to do. */
+  warnings: string[];
 }
 
 const bucketArn = (d: ResolvedS3Destination) => `arn:aws:s3:::${d.bucket}`;
@@ -42,6 +55,24 @@ const prefixed = (d: ResolvedS3Destination, sub: string) =>
   `${d.prefix ? `${d.prefix}/` : ""}${sub}`;
 
 type Explained = { st: PolicyStatement; why: string };
+
+/** The `s3:if-none-match` condition AWS documents for enforcing conditional writes. */
+const CONDITIONAL_CREATE = { Null: { "s3:if-none-match": ["false"] } };
+
+/**
+ * True for AWS S3 itself (no endpoint, or an amazonaws.com one): the only provider that
+ * evaluates `s3:if-none-match`. MinIO refuses a policy naming it ("invalid condition key").
+ */
+export function enforcesConditionalWrites(d: ResolvedS3Destination): boolean {
+  if (d.provider && d.provider !== "aws") return false;
+  if (!d.endpoint) return true;
+  try {
+    const host = new URL(d.endpoint).hostname.toLowerCase();
+    return host.endsWith(".amazonaws.com") || host.endsWith(".amazonaws.com.cn");
+  } catch {
+    return false;
+  }
+}
 
 /** With `{date}` in an export's prefix: the prefix with `*` for the date… */
 function undated(d: ResolvedS3Destination, template?: string): ResolvedS3Destination {
@@ -89,7 +120,11 @@ function statementsFor(
   const list: PolicyStatement = {
     Sid: `StowageList${n}`,
     Effect: "Allow",
-    Action: ["s3:ListBucket"],
+    // `stowage verify` lists a log range's versions (an overwrite or a delete marker shows only there).
+    Action:
+      kind === "logs" && role === "reader"
+        ? ["s3:ListBucket", "s3:ListBucketVersions"]
+        : ["s3:ListBucket"],
     Resource: [bucketArn(d)],
     ...(kind === "logs" || d.prefix
       ? {
@@ -108,7 +143,7 @@ function statementsFor(
     return [
       {
         st: list,
-        why: `list only under ${prefixed(d, data[0]!)} (ListObjectsV2 of the hour folders / export parts); the condition keeps the rest of the bucket unlisted.`,
+        why: `list only under ${prefixed(d, data[0]!)} (ListObjectsV2 of the hour folders / export parts${kind === "logs" ? "; ListObjectVersions for stowage verify" : ""}); the condition keeps the rest of the bucket unlisted.`,
       },
       {
         st: {
@@ -121,6 +156,7 @@ function statementsFor(
       },
     ];
   }
+  const conditional = kind === "logs" && enforcesConditionalWrites(d);
   const out: Explained[] = [
     {
       st: {
@@ -128,8 +164,11 @@ function statementsFor(
         Effect: "Allow",
         Action: ["s3:PutObject"],
         Resource: writableArns,
+        ...(conditional ? { Condition: structuredClone(CONDITIONAL_CREATE) } : {}),
       },
-      why: "create objects (PutObject with If-None-Match: *; multipart uploads are authorised by the same action) and doctor's write probe.",
+      why: conditional
+        ? "create objects, only with If-None-Match: * (the s3:if-none-match condition): a PUT that could replace an existing log object — a forged version — is denied; doctor's probes are conditional too."
+        : "create objects (PutObject with If-None-Match: *; multipart uploads are authorised by the same action) and doctor's write probe.",
     },
     {
       st: {
@@ -147,16 +186,18 @@ function statementsFor(
           ? "list only doctor's probe folder (the ordered pagination probe); writing logs never lists."
           : "list under the export's prefix only (its parts, manifest, cursor, and doctor's probe folder).",
     },
-    {
+  ];
+  // An export's own prefix holds doctor's probes too: its cleanup statement covers them.
+  if (kind === "logs")
+    out.push({
       st: {
         Sid: `StowageDoctorCleanup${n}`,
         Effect: "Allow",
         Action: ["s3:DeleteObject"],
         Resource: probes.map((p) => under(d, p)),
       },
-      why: "delete doctor's own probe objects; nothing else is ever deleted by the logger.",
-    },
-  ];
+      why: "delete doctor's own probe objects; nothing else is ever deleted by the logger (no delete under v1/).",
+    });
   if (kind === "export") {
     out.push(
       {
@@ -166,7 +207,7 @@ function statementsFor(
           Action: ["s3:DeleteObject"],
           Resource: writableArns,
         },
-        why: "an export run removes a stale _SUCCESS before writing new parts, deletes the objects of a failed run (its own, or an earlier one's listed in an in-progress marker) and its marker (docs/exports.md).",
+        why: "an export run removes a stale _SUCCESS before writing new parts, deletes the objects of a failed run (its own, or an earlier one's listed in an in-progress marker) and its marker (docs/exports.md); doctor deletes its probe objects under the same prefix.",
       },
       {
         st: {
@@ -211,15 +252,37 @@ export function buildIamPolicy(
       },
     );
   }
-  const pairs = s3.flatMap((t, i) => {
-    const n = s3.length > 1 ? String(i + 1) : "";
-    return [
-      ...statementsFor(t, role, n),
-      ...retentionStatements(t.destination, t.kind ?? "logs", role, n),
-    ];
-  });
+  const pairs = mergeStatements(
+    s3.flatMap((t, i) => {
+      const n = s3.length > 1 ? String(i + 1) : "";
+      return [
+        ...statementsFor(t, role, n),
+        ...retentionStatements(t.destination, t.kind ?? "logs", role, n),
+      ];
+    }),
+  );
+  const policy: IamPolicy = { Version: "2012-10-17", Statement: pairs.map((p) => p.st) };
+  const unconditional = [
+    ...new Set(
+      s3
+        .filter((t) => (t.kind ?? "logs") === "logs" && !enforcesConditionalWrites(t.destination))
+        .map((t) => t.destination.endpoint ?? t.destination.provider ?? t.destination.bucket),
+    ),
+  ];
+  const notes =
+    role === "writer" && unconditional.length
+      ? [
+          `PutObject on log keys is not conditioned on s3:if-none-match for ${unconditional.join(", ")}: AWS S3 enforces that condition, MinIO refuses a policy naming it ("invalid condition key"). Without it these credentials can replace a log object with a new version; \`stowage verify\` lists versions and reports it (docs/retention.md).`,
+        ]
+      : [];
+  const warnings = policySizeWarnings(policy).map(
+    (w) =>
+      `this ${role} policy is ${w}; split the destinations over several policies (one config file each) or attach it where a larger limit applies`,
+  );
   return {
-    policy: { Version: "2012-10-17", Statement: pairs.map((p) => p.st) },
+    policy,
     explanations: pairs.map((p) => ({ sid: p.st.Sid, why: p.why })),
+    notes,
+    warnings,
   };
 }

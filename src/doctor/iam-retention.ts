@@ -1,8 +1,8 @@
 /**
  * The IAM actions Object Lock and lifecycle checks add to `stowage policy`
  * (docs/retention.md): setting retention on PUT, reading it back, reading the
- * bucket's lock and lifecycle configuration, and removing doctor's expired
- * lock probe by version. Nothing is added when the config asks for neither.
+ * bucket's lock, versioning and lifecycle configuration, and removing doctor's
+ * expired lock probe by version. Nothing is added when the config asks for neither.
  */
 import type { ResolvedS3Destination } from "../config/destination.js";
 import type { PolicyRole, PolicyStatement } from "./iam-policy.js";
@@ -60,11 +60,13 @@ export function retentionStatements(
       Effect: "Allow",
       Action: [
         "s3:GetLifecycleConfiguration",
-        ...(d.objectLock ? ["s3:GetBucketObjectLockConfiguration"] : []),
+        ...(d.objectLock ? ["s3:GetBucketObjectLockConfiguration", "s3:GetBucketVersioning"] : []),
       ],
       Resource: [arn(d)],
     },
-    why: "doctor reads the bucket's lifecycle rules (and Object Lock configuration) to check them against the config.",
+    why: d.objectLock
+      ? "doctor reads the bucket's lifecycle rules, Object Lock configuration and versioning to check them against the config."
+      : "doctor reads the bucket's lifecycle rules to check them against the config.",
   });
   return out;
 }

@@ -1,13 +1,19 @@
 /**
  * Doctor's retention and cost checks for one destination (docs/retention.md):
  * the bucket's lifecycle rules against the prefix (lifecycle.ts), and, when the
- * config asks for Object Lock, that the bucket has it enabled and that this
+ * config asks for Object Lock, that the bucket has it enabled, that this
  * writer may set retention — proved by a probe locked for two seconds, then
- * removed by version, so no probe is ever left that cannot be deleted.
+ * removed by version, so no probe is ever left that cannot be deleted — and that
+ * versioning is on (a lock protects versions; an overwrite or a deletion is seen
+ * by `stowage verify` only among versions).
  */
 import { sleep } from "../shared/abort.js";
 import { randomHex } from "../shared/ids.js";
-import { getBucketLifecycle, getBucketObjectLockEnabled } from "../store/bucket-config.js";
+import {
+  getBucketLifecycle,
+  getBucketObjectLockEnabled,
+  getBucketVersioning,
+} from "../store/bucket-config.js";
 import { classifyError } from "../store/classify-error.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { analyseLifecycle } from "./lifecycle.js";
@@ -29,8 +35,43 @@ export async function retentionChecks(
     name: `Lifecycle rules${suffix}`,
     ...(await lifecycleOutcome(target, store, signal)),
   });
-  if (d.objectLock) out.push(...(await lockChecks(target, store, signal, suffix)));
+  if (d.objectLock) {
+    out.push(...(await lockChecks(target, store, signal, suffix)));
+    out.push(await versioningCheck(target, store, signal, suffix));
+  }
   return out;
+}
+
+async function versioningCheck(
+  target: DoctorTarget,
+  store: ObjectStore,
+  signal: AbortSignal,
+  suffix: string,
+): Promise<CheckResult> {
+  const d = target.destination;
+  const bucket = d.type === "s3" ? d.bucket : "";
+  const name = `Versioning (bucket ${bucket})${suffix}`;
+  let status;
+  try {
+    status = await getBucketVersioning(store, signal);
+  } catch (err) {
+    const c = classifyError(err);
+    return {
+      name,
+      ok: false,
+      category: c.category === "auth" ? "auth error" : "connectivity error",
+      detail: `could not read the bucket's versioning (${c.code})`,
+      hint: "grant s3:GetBucketVersioning (see stowage policy --role writer)",
+    };
+  }
+  if (status === "Enabled") return { name, ok: true };
+  return {
+    name,
+    ok: false,
+    category: "capability missing",
+    detail: `versioning is not enabled (${status}), and the config asks every object to be locked: a lock protects a version, and stowage verify finds an overwrite or a deletion only among versions`,
+    hint: `a bucket created with Object Lock has versioning on for good; otherwise enable it (aws s3api put-bucket-versioning --bucket ${bucket} --versioning-configuration Status=Enabled) before turning Object Lock on`,
+  };
 }
 
 async function lifecycleOutcome(

@@ -7,6 +7,7 @@ import type { ResolvedDestination } from "../config/destination.js";
 import type { Env } from "../config/env.js";
 import { isStowageError } from "../shared/errors.js";
 import { firstLine } from "./diagnose.js";
+import { policySizeChecks } from "./iam-size-check.js";
 import { probeTarget } from "./probes.js";
 import type { CheckOutcome, CheckResult, DoctorPlan, DoctorReport, ExtraCheck } from "./types.js";
 
@@ -92,5 +93,7 @@ export async function runDoctor(
   }
   for (const check of [...(plan.extraChecks ?? []), ...(options.extraChecks ?? [])])
     checks.push(await runExtra(check, options.env, signal));
+  // A `stowage policy` IAM would refuse is said before anyone tries (issue 31 §5).
+  checks.push(...policySizeChecks(plan.targets ?? []));
   return { ok: checks.every((c) => c.ok), checks };
 }

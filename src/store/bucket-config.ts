@@ -1,6 +1,6 @@
 /**
  * Bucket-level settings doctor reads (the SDK lives under store/ only): the
- * lifecycle rules and whether Object Lock is enabled. Answers are normalised
+ * lifecycle rules, whether Object Lock is enabled, and versioning. Answers are normalised
  * to plain data; "not configured" is an empty answer, not an error.
  */
 import { s3Sdk } from "./aws-sdk.js";
@@ -88,4 +88,20 @@ export async function getBucketObjectLockEnabled(
     if ((err as { name?: string }).name === "ObjectLockConfigurationNotFoundError") return false;
     throw err;
   }
+}
+
+/**
+ * The bucket's versioning: "Enabled", "Suspended", or "Off" (never turned on). A local
+ * store answers "Enabled": it keeps one version per key and its locks in sidecars.
+ */
+export async function getBucketVersioning(
+  store: ObjectStore,
+  signal?: AbortSignal,
+): Promise<"Enabled" | "Suspended" | "Off"> {
+  if (!(store instanceof S3Store)) return "Enabled";
+  const res = await store.client.send(
+    new (s3Sdk().GetBucketVersioningCommand)({ Bucket: store.bucket }),
+    signal ? { abortSignal: signal } : {},
+  );
+  return res.Status === "Enabled" || res.Status === "Suspended" ? res.Status : "Off";
 }

@@ -3,6 +3,7 @@
  * IAM policy for the configured bucket and prefix, each statement explained;
  * `--lifecycle`: the bucket lifecycle configuration for the configured prefixes
  * (the bare JSON document with --json, ready for `aws iam create-policy`).
+ * A policy over one of IAM's size limits is printed with a warning naming the limit.
  */
 import { Option, type Command } from "commander";
 import { StowageError } from "../../shared/errors.js";
@@ -62,8 +63,11 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
             "usage",
             "say which policy to print: --role writer, --role reader, or --lifecycle",
           );
-        const { policy, explanations } = buildIamPolicy(plan.targets, opts.role);
+        const { policy, explanations, notes, warnings } = buildIamPolicy(plan.targets, opts.role);
         if (opts.json) {
+          // On stderr: stdout stays the bare document.
+          for (const n of notes) io.err(`stowage policy: note: ${n}\n`);
+          for (const w of warnings) io.err(`stowage policy: warning: ${w}\n`);
           io.out(`${JSON.stringify(policy, null, 2)}\n`);
         } else {
           const where = plan.targets
@@ -78,6 +82,8 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
           // Explanations on stderr: stdout stays pure JSON (`stowage policy … > policy.json`).
           io.err(`# Least-privilege IAM policy, role ${opts.role}, for ${where}\n`);
           for (const e of explanations) io.err(`#   ${e.sid}: ${e.why}\n`);
+          for (const n of notes) io.err(`# Note: ${n}\n`);
+          for (const w of warnings) io.err(`# Warning: ${w}\n`);
           io.out(`${JSON.stringify(policy, null, 2)}\n`);
         }
         setExit(0);
