@@ -37,8 +37,15 @@ export function folderManifest(run: Manifest, previous: Previous): Manifest {
   if (run.mode !== "incremental" || !prev || prev.mode !== "incremental" || !previous.success)
     return run;
   const parts = [...prev.parts, ...run.parts];
+  // The rows the source returned to every listed run, when each manifest recorded them.
+  const { rows: runRows, ...source } = run.source;
+  const prevRows = prev.source?.rows;
   return {
     ...run,
+    source:
+      runRows !== undefined && prevRows !== undefined
+        ? { ...source, rows: prevRows + runRows }
+        : source,
     runs: [...(prev.runs ?? [prev.run_id]), run.run_id],
     parts,
     totals: {

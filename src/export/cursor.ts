@@ -7,7 +7,8 @@ import { StowageError } from "../shared/errors.js";
 import { compareValues, formatDate, formatTimestamp } from "./values.js";
 import type { ColumnKind, QueryParam, SourceType } from "./sources/source.js";
 
-const CURSOR_KINDS: ColumnKind[] = [
+/** Column kinds that can order rows (incremental cursors, keyset keys). */
+export const CURSOR_KINDS: readonly ColumnKind[] = [
   "int32",
   "int64",
   "float64",

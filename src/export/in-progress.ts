@@ -105,9 +105,7 @@ export async function cleanupFailedRuns(
     policy,
     signal,
   );
-  const resumableRun = keyset
-    ? (JSON.parse(keyset.toString("utf8")) as { run_id?: string }).run_id
-    : undefined;
+  const resumableRun = keyset ? stateRunId(keyset) : undefined;
   for (const markerKey of markers) {
     const bytes = await readObject(store, markerKey, policy, signal);
     if (!bytes) continue;
@@ -192,4 +190,18 @@ function parseMarker(bytes: Buffer, key: string): InProgress {
   throw new StowageError("format", `${key} is not a stowage in-progress marker`, {
     hint: "it is safe to delete it by hand if no export run is in progress",
   });
+}
+
+/**
+ * The run a keyset state names, if it names one: cleanup leaves that run's objects for
+ * the resume (the run itself checks the whole state, keyset-state.ts); a state that is
+ * not JSON must not stop `--cleanup`.
+ */
+function stateRunId(bytes: Buffer): string | undefined {
+  try {
+    const id = (JSON.parse(bytes.toString("utf8")) as { run_id?: unknown } | null)?.run_id;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }

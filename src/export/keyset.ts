@@ -10,63 +10,50 @@
  *   at most the page that was being written, under the same key (overwritten);
  * - pages are contiguous in key order and disjoint (`> last`), so every row with a
  *   key is exported exactly once; rows with a NULL key are refused up front;
- * - the state is deleted when the run commits.
+ * - the state is deleted when the run commits;
+ * - the state is bucket content: it is checked (keyset-state.ts) and, before a resumed
+ *   run writes anything, against the database — the key's kind and the columns match
+ *   the state, and the source holds at least the state's rows up to its last key — so a
+ *   damaged state stops the run instead of exporting rows twice (issue 31 §4);
+ * - every page has the columns of the first (a manifest describes one schema).
  */
 import { StowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { RetryPolicyOptions } from "../store/retry-policy.js";
 import type { ResolvedExport } from "./config.js";
 import { checkCursorKind, cursorParam, cursorText } from "./cursor.js";
-import { parseManifest } from "./manifest.js";
+import { KEYSET_RESTART_HINT, parseKeysetState, type KeysetState } from "./keyset-state.js";
+import { manifestSchema, parseManifest, type Manifest } from "./manifest.js";
 import { join, keysetStateKey } from "./naming.js";
 import { readObject } from "./retrying-store.js";
 import type { PartRecord } from "./rotating-output.js";
 import { queryOptions, type StreamContext, type StreamResult } from "./run-context.js";
 import { batchColumn, type ColumnKind, type ColumnSpec } from "./sources/source.js";
-import { keysetNullSql, keysetSql } from "./sql.js";
+import { keysetCountSql, keysetNullSql, keysetSql } from "./sql.js";
 
-/** `_keyset-<export>.json`: the pages a keyset run has completed. */
-export interface KeysetState {
-  version: 1;
-  export: string;
-  run_id: string;
-  column: string;
-  kind: ColumnKind;
-  /** The run's resolved folder and start time (a resumed run keeps both). */
-  prefix: string;
-  started_at: string;
-  page_size: number;
-  pages: number;
-  /** Text form of the last key of the last completed page. */
-  last: string | null;
-  parts: PartRecord[];
-  updated_at: string;
-}
+export type { KeysetState } from "./keyset-state.js";
+
+const RESTART_HINT = KEYSET_RESTART_HINT;
 
 /**
- * The unfinished keyset run to resume, if any (a state whose run already committed is stale).
- * @example const resume = await readKeysetState(store, exp, policy);
+ * The unfinished keyset run to resume, if any (a state whose run already committed is
+ * stale and goes). A state that is not this export's unfinished run in `extension`'s
+ * format is refused (keyset-state.ts), never guessed at.
+ * @example const resume = await readKeysetState(store, exp, policy, "csv");
  */
 export async function readKeysetState(
   store: ObjectStore,
   exp: ResolvedExport,
   policy: RetryPolicyOptions,
+  extension: string,
   signal?: AbortSignal,
 ): Promise<KeysetState | undefined> {
   const key = keysetStateKey(exp.prefixTemplate, exp.name);
   const bytes = await readObject(store, key, policy, signal);
   if (!bytes) return undefined;
-  let state: KeysetState;
-  try {
-    state = JSON.parse(bytes.toString("utf8")) as KeysetState;
-  } catch {
-    throw new StowageError("format", `${key} is not a stowage keyset state file`, {
-      hint: "delete it to start the keyset export from the beginning",
-    });
-  }
+  const state = parseKeysetState(bytes, key, exp, extension);
   const folder = await readObject(store, join(state.prefix, "manifest.json"), policy, signal);
-  const committed = folder && safeRunId(folder) === state.run_id;
-  if (state.column !== exp.keysetColumn || committed) {
+  if (folder && safeRunId(folder) === state.run_id) {
     await store.delete(key, { signal });
     return undefined;
   }
@@ -88,9 +75,11 @@ export async function runKeyset(ctx: StreamContext, resume?: KeysetState): Promi
   const pageSize = resume?.page_size ?? exp.pageSize!;
   const split = exp.maxFileBytes !== undefined;
   if (!resume) await refuseNullKeys(ctx, column);
+  else await checkResume(ctx, column, resume);
   let page = resume?.pages ?? 0;
   let last = resume?.last ?? null;
   let kind = resume?.kind;
+  let schema = resume?.schema;
   const parts: PartRecord[] = [...(resume?.parts ?? [])];
   let columns: ColumnSpec[] = [];
   for (;;) {
@@ -108,6 +97,16 @@ export async function runKeyset(ctx: StreamContext, resume?: KeysetState): Promi
       );
     }
     checkCursorKind(column, columns[idx]!.kind);
+    const pageSchema = manifestSchema(columns);
+    if (schema && !sameColumns(schema, pageSchema)) {
+      await stream.close();
+      throw new StowageError(
+        "source",
+        `the columns of the query changed during the keyset run (${describe(schema)} → ${describe(pageSchema)}); one manifest holds one schema`,
+        { hint: `${keysetStateKey(exp.prefixTemplate, exp.name)}: ${RESTART_HINT}` },
+      );
+    }
+    schema = pageSchema;
     kind = columns[idx]!.kind;
     const n = ++page;
     const out = ctx.output(columns, (i) => ctx.keys.page(n, i, split));
@@ -126,7 +125,7 @@ export async function runKeyset(ctx: StreamContext, resume?: KeysetState): Promi
     parts.push(...(await out.finish(rows === 0)));
     if (rows === 0) break;
     last = cursorText(kind, lastValue);
-    await saveState(store, ctx, { column, kind, pageSize, pages: n, last, parts });
+    await saveState(store, ctx, { column, kind, pageSize, pages: n, last, parts, schema });
     if (rows < pageSize) break;
   }
   return {
@@ -155,6 +154,62 @@ async function refuseNullKeys(ctx: StreamContext, column: string): Promise<void>
     );
 }
 
+/**
+ * Before a resumed run writes anything: the query's columns are the state's (the key of
+ * the state's kind), and the source holds at least the state's rows with a key up to
+ * `last` — fewer means `last` is behind the pages written, and the next page would
+ * export rows again (or rows were deleted while the run was paused).
+ */
+async function checkResume(ctx: StreamContext, column: string, s: KeysetState): Promise<void> {
+  const key = keysetStateKey(ctx.exp.prefixTemplate, ctx.exp.name);
+  const refuse = (code: "source" | "integrity", what: string) =>
+    new StowageError(code, `${key}: ${what}; it cannot be resumed`, { hint: RESTART_HINT });
+  const probe = keysetSql(ctx.exp, ctx.source, column, 0);
+  const head = await ctx.source.query(probe.sql, probe.params, {
+    ...queryOptions(ctx),
+    batchSize: 1,
+  });
+  await head.close();
+  const actual = head.columns.find((c) => c.name === column)?.kind;
+  if (actual !== s.kind)
+    throw refuse(
+      "source",
+      `its pages have ${column} as ${s.kind}, but the query gives ${actual ?? "no such column"}`,
+    );
+  if (s.schema && !sameColumns(s.schema, manifestSchema(head.columns)))
+    throw refuse(
+      "source",
+      `its pages have the columns ${describe(s.schema)}, but the query gives ${describe(manifestSchema(head.columns))}`,
+    );
+  const rows = s.parts.reduce((a, p) => a + p.rows, 0);
+  const st = keysetCountSql(ctx.exp, ctx.source, column, {
+    kind: s.kind,
+    value: cursorParam(s.kind, s.last, ctx.source.type),
+  });
+  const stream = await ctx.source.query(st.sql, st.params, {
+    ...queryOptions(ctx),
+    batchSize: 1,
+    textValues: false,
+    csvLines: false,
+  });
+  let held: number | undefined;
+  for await (const batch of stream)
+    if (batch.length) held = Number(String(batchColumn(batch, 0)[0]));
+  if (held === undefined || held < rows)
+    throw refuse(
+      "integrity",
+      `its ${s.pages} page(s) hold ${rows} rows with ${column} up to ${s.last}, but the source has ${held ?? 0} such rows: last is behind the pages written (or rows were deleted while the run was paused), and resuming would export rows twice`,
+    );
+}
+
+/** Same column names and kinds, in order (the database's type names may be spelt differently). */
+function sameColumns(a: Manifest["schema"], b: Manifest["schema"]): boolean {
+  return a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.type === b[i]!.type);
+}
+
+const describe = (schema: Manifest["schema"]) =>
+  `(${schema.map((c) => `${c.name} ${c.type}`).join(", ")})`;
+
 async function saveState(
   store: ObjectStore,
   ctx: StreamContext,
@@ -165,6 +220,7 @@ async function saveState(
     pages: number;
     last: string;
     parts: PartRecord[];
+    schema: Manifest["schema"];
   },
 ): Promise<void> {
   const state: KeysetState = {
@@ -179,6 +235,7 @@ async function saveState(
     pages: s.pages,
     last: s.last,
     parts: s.parts,
+    schema: s.schema,
     updated_at: new Date().toISOString(),
   };
   await store.put(keysetStateKey(ctx.exp.prefixTemplate, ctx.exp.name), JSON.stringify(state), {

@@ -22,7 +22,12 @@ export interface Manifest {
   runs?: string[];
   format: string;
   compression: string;
-  source: { type: string };
+  /**
+   * The database, and the rows it returned to the run (counted as they arrived, before
+   * encoding; a resumed keyset run adds its state's pages). `validate` checks that the
+   * parts hold exactly these rows. Manifests written before issue 31 have no `rows`.
+   */
+  source: { type: string; rows?: number };
   schema: { name: string; type: string; source_type: string; precision?: number; scale?: number }[];
   parts: PartRecord[];
   totals: { rows: number; bytes: number; parts: number };

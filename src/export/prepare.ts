@@ -67,13 +67,16 @@ export function formatOptions(exp: ResolvedExport, tuning: ResolvedTuning): Form
  */
 export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promise<Prepared> {
   const { store, policy, signal } = o;
+  const format = await createFormat(formatOptions(exp, o.tuning));
+  // A resumed run's pages must be of this format: the state is checked against it.
   const resume =
-    exp.mode === "keyset" ? await readKeysetState(store, exp, policy, signal) : undefined;
+    exp.mode === "keyset"
+      ? await readKeysetState(store, exp, policy, format.extension, signal)
+      : undefined;
   const startedAt = resume ? new Date(resume.started_at) : o.now();
   const runId = resume?.run_id ?? newRunId(startedAt);
   const prefix =
     resume?.prefix ?? resolvePrefix(exp.prefixTemplate, exp.name, stamp(startedAt).date);
-  const format = await createFormat(formatOptions(exp, o.tuning));
   const keys = runKeys(prefix, exp.name, runId, startedAt, format.extension);
   // The bucket's reads run beside the source connection (they change nothing); every write
   // waits for the source: a run that cannot read its database must not invalidate the last one.

@@ -161,9 +161,13 @@ export async function runExport(
   };
 
   let streamed: StreamResult;
+  // What the source returned: this run's rows, plus the pages a resumed keyset run kept.
+  let sourceRows = 0;
   try {
     streamed = await streamPhase(ctx, p);
     throwIfAborted(signal); // an interrupted stream must never be committed as complete
+    sourceRows = progress.rows + (p.resume?.parts.reduce((a, x) => a + x.rows, 0) ?? 0);
+    checkParts(streamed.parts, sourceRows);
   } catch (err) {
     await Promise.allSettled(outputs.map((o) => o.abort()));
     if (exp.mode !== "keyset")
@@ -188,7 +192,7 @@ export async function runExport(
     mode: exp.mode,
     format: exp.format,
     compression: p.format.compression,
-    source: { type: options.sourceType },
+    source: { type: options.sourceType, rows: sourceRows },
     schema: manifestSchema(streamed.columns),
     parts,
     totals: {
@@ -247,6 +251,25 @@ export async function runExport(
     peakEncoderBytes: Math.max(0, ...outputs.map((o) => o.peakEncoderBytes)),
     peakWriterBytes: Math.max(0, ...outputs.map((o) => o.peakWriterBytes)),
   };
+}
+
+/**
+ * Never commit a duplicate (issue 31 §4): every object once, and the parts hold exactly
+ * the rows the source returned.
+ */
+function checkParts(parts: readonly PartRecord[], sourceRows: number): void {
+  const seen = new Set<string>();
+  for (const x of parts) {
+    if (seen.has(x.path))
+      throw new StowageError("integrity", `the run would list ${x.path} twice in its manifest`);
+    seen.add(x.path);
+  }
+  const rows = parts.reduce((a, x) => a + x.rows, 0);
+  if (rows !== sourceRows)
+    throw new StowageError(
+      "integrity",
+      `the run's objects hold ${rows} rows but the source returned ${sourceRows}; nothing was committed`,
+    );
 }
 
 function streamPhase(ctx: StreamContext, p: Prepared): Promise<StreamResult> {

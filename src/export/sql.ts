@@ -128,3 +128,21 @@ export function keysetSql(
 export function keysetNullSql(exp: Base, d: SqlDialect, column: string): Statement {
   return { sql: `${wrap(exp, d)} WHERE ${d.quoteIdent(column)} IS NULL LIMIT 1`, params: [] };
 }
+
+/**
+ * Keyset: how many rows have a key up to `upTo` (a resumed run checks its state against it).
+ * @example keysetCountSql(exp, pg, "id", { kind: "int64", value: "5000" }).sql
+ * // SELECT count(*) AS n FROM (…) AS stowage_q WHERE "id" <= 5000
+ */
+export function keysetCountSql(
+  exp: Base,
+  d: SqlDialect,
+  column: string,
+  upTo: { kind: ColumnKind; value: QueryParam },
+): Statement {
+  const v = operand(d, 1, upTo.kind, upTo.value);
+  return {
+    sql: `SELECT count(*) AS n FROM ${nested(baseSql(exp, d))} AS stowage_q WHERE ${d.quoteIdent(column)} <= ${v.text}`,
+    params: v.params,
+  };
+}

@@ -178,6 +178,7 @@ export async function validateExport(
       `manifest totals (${manifest.totals.rows} rows, ${manifest.totals.bytes} bytes) differ from the sum of its parts`,
     );
   }
+  result.problems.push(...rowProblems(manifest, sums.rows));
   const lock = exp.destination.type === "s3" ? exp.destination.objectLock : undefined;
   const until = lock ? lockUntil(Date.parse(manifest.started_at), lock) : undefined;
   await eachLimited(manifest.parts, options.concurrency ?? 8, async (part) => {
@@ -219,6 +220,26 @@ export async function validateExport(
   result.ok = result.problems.length === 0;
   result.status = result.ok ? "ok" : "corrupt";
   return result;
+}
+
+/**
+ * Issue 31 §4: each object listed once, and the parts hold the rows the source returned
+ * to the run (`source.rows`, absent from manifests written before it was recorded).
+ */
+function rowProblems(m: Manifest, partRows: number): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const p of m.parts) (seen.has(p.path) ? twice : seen).add(p.path);
+  for (const path of twice) problems.push(`manifest.json lists part ${path} more than once`);
+  const reported = m.source?.rows;
+  if (reported !== undefined && reported !== partRows)
+    problems.push(
+      Number.isSafeInteger(reported)
+        ? `manifest.json's parts hold ${partRows} rows, but the source returned ${reported} rows to the run (source.rows)`
+        : `manifest.json's source.rows is not a row count`,
+    );
+  return problems;
 }
 
 /** True when the run copy's parts are the last parts of the folder manifest. */
