@@ -24,6 +24,7 @@ export async function verifyExportFile(
   const { loadExportConfig, selectExports } = await import("../../export/config.js");
   const { openExportStore } = await import("../../export/session.js");
   const { validateExport } = await import("../../export/validate.js");
+  const { escapeTerminal } = await import("../../record/terminal-safe.js");
   const cfg = await loadExportConfig(file, { env: io.env, cwd: io.cwd, trustedHosts });
   const out: ExportVerifyOutcome = { reports: [], integrity: false, unverified: false };
   for (const exp of selectExports(cfg, undefined)) {
@@ -42,13 +43,16 @@ export async function verifyExportFile(
         io.out(
           r.ok
             ? `[OK]  export ${r.export}: run ${r.runId}, ${r.parts} object(s) checked at depth ${r.depth}${lock ? `, Object Lock ${lock.mode} ${lock.retainDays} d required` : ""}\n`
-            : `[FAIL] export ${r.export} -- ${r.status}: ${r.problems.join("; ")}\n`,
+            : // Problems name stored keys (a manifest's, too): escaped, as stowage logs prints records.
+              `${escapeTerminal(`[FAIL] export ${r.export} -- ${r.status}: ${r.problems.join("; ")}`)}\n`,
         );
     } catch (err) {
       out.unverified = true;
       const e = err as { code?: string; message?: string };
       out.reports.push({ export: exp.name, ok: false, status: "unverified", error: e.message });
-      io.err(`stowage verify: could not verify export ${exp.name}: ${e.message ?? String(err)}\n`);
+      io.err(
+        `${escapeTerminal(`stowage verify: could not verify export ${exp.name}: ${e.message ?? String(err)}`)}\n`,
+      );
       return out;
     } finally {
       store.close();

@@ -129,7 +129,10 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
           const c = classifyError(err);
           throw new StowageError(
             "storage",
-            `could not verify ${where}: ${c.category === "other" ? "" : `${c.category} — `}${c.code}${c.status ? ` (HTTP ${c.status})` : ""}: ${c.message}`,
+            // The provider's message may name a stored key: escaped like the findings.
+            escapeTerminal(
+              `could not verify ${where}: ${c.category === "other" ? "" : `${c.category} — `}${c.code}${c.status ? ` (HTTP ${c.status})` : ""}: ${c.message}`,
+            ),
             {
               cause: err,
               hint: "run `stowage doctor` to check credentials, bucket, region and endpoint",
