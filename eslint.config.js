@@ -9,17 +9,19 @@ import stowage from "./lint/dependency-homes.js";
 // layer do not import each other, except spool → delivery (spool implements the buffer
 // interface delivery defines). demo/ (the sample workload of `stowage demo`) and bridges/
 // (one folder per framework subpath: stowage/pino, stowage/express, …) sit beside studio.
+// connectors/ (outbound channels beside the destination, docs/connectors.md) sits beside
+// delivery: of store/ it takes only the retry policy and the error classification.
 const LAYERS = [
   ["shared"],
   ["record", "config"],
   ["store", "batch"],
-  ["delivery", "spool"],
+  ["delivery", "spool", "connectors"],
   ["logger", "reader", "export", "doctor", "verify"],
   ["studio", "demo", "bridges"],
   ["cli"],
 ];
 const SIBLING_EXCEPTIONS = { spool: ["delivery"] };
-const WRITE_PATH = ["logger", "delivery", "spool", "batch", "export"];
+const WRITE_PATH = ["logger", "delivery", "spool", "batch", "export", "connectors"];
 
 function layerZones() {
   const zones = [];
@@ -47,8 +49,20 @@ function layerZones() {
     },
     {
       target: "./src/reader",
-      from: ["./src/delivery", "./src/spool"],
+      from: ["./src/delivery", "./src/spool", "./src/connectors"],
       message: "reader/ never imports the write path.",
+    },
+    {
+      target: "./src/verify",
+      from: ["./src/connectors"],
+      message: "verify/ is the read side: it never imports connectors/.",
+    },
+    {
+      target: "./src/connectors",
+      from: ["./src/store", "./src/batch"],
+      except: ["./retry-policy.ts", "./classify-error.ts"],
+      message:
+        "connectors/ takes only store/retry-policy and store/classify-error of the layer below delivery (the one retry policy, the one classification).",
     },
   );
   return zones;

@@ -97,7 +97,7 @@ async function writeDays(
     }
   }
   const res = await log.close({ timeoutMs: 120_000 });
-  const sink = Object.values(res.destinations)[0]!;
+  const sink = res.destinations.sink;
   if (!res.ok) throw new Error(`logger did not deliver: ${JSON.stringify(res)}`);
   return { records: n, objects: sink.objects };
 }

@@ -1,7 +1,12 @@
 /** The `stowage` package: the logger and its config helpers. Re-exports only. */
 export { createLogger, type LoggerConfig } from "./logger/create-logger.js";
 export { Logger } from "./logger/logger.js";
-export type { FlushResult, DestinationResult, RejectedCounts } from "./logger/flush-result.js";
+export type {
+  FlushResult,
+  DestinationResult,
+  RejectedCounts,
+  ConnectorResult,
+} from "./logger/flush-result.js";
 export type { DeliveryEvent, DeliveryEventListener } from "./delivery/events.js";
 export { defineConfig } from "./config/define-config.js";
 export { StowageError, isStowageError } from "./shared/errors.js";

@@ -65,7 +65,7 @@ describe("§3.5 exactly-once under faults (10,000 records each)", () => {
       );
       for (let i = 0; i < N; i++) log.info("order event", { id: i, route: "/orders", ms: i % 97 });
       const res = await log.close({ timeoutMs: 120_000 });
-      const dest = Object.values(res.destinations)[0]!;
+      const dest = res.destinations.sink;
       expect(res.ok, JSON.stringify(res)).toBe(true);
       expect(dest).toMatchObject({ delivered: N, pending: 0, failure: null });
       const injected = Object.values(proxy.injected).reduce((a, b) => a + b, 0);

@@ -26,6 +26,7 @@ import {
   type Level,
 } from "./logger-schema.js";
 import { applyEnvOverrides } from "./env-overrides.js";
+import { resolveConnectors, type ResolvedConnector } from "./connector-config.js";
 
 /** The embedded default destination: a local-directory store under the working directory. */
 export const DEFAULT_LOCAL_PATH = ".stowage/store";
@@ -76,6 +77,8 @@ export interface ResolvedLoggerConfig {
   destination: ResolvedDestination;
   delivery: ResolvedDelivery;
   studio: { s3: ResolvedGrantLimits };
+  /** Outbound connectors beside the destination (docs/connectors.md); empty when none. */
+  connectors: ResolvedConnector[];
 }
 
 export interface ResolveLoggerOptions {
@@ -267,6 +270,12 @@ export function resolveLoggerConfig(
           ),
         },
       },
+      connectors: resolveConnectors(cfg.connectors, {
+        env,
+        origins,
+        origin: options.origin ?? "code",
+        trustedHosts: options.trustedHosts,
+      }),
     };
   } catch (err) {
     // Byte sizes and cross-field checks: name the file like schema errors do.

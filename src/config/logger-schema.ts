@@ -1,7 +1,8 @@
 /**
  * The logger/Studio config file shape (SPEC §2.0) as zod schemas: service,
  * level, console, caller, redaction, destination choice, the `s3` block with
- * its §3.5 `delivery` options, `local`, and Studio's §5.2 grant overrides.
+ * its §3.5 `delivery` options, `local`, Studio's §5.2 grant overrides, and the
+ * outbound `connectors` (docs/connectors.md).
  */
 import { z } from "zod";
 import { LEVEL_ALIASES, LEVELS, type Level } from "../shared/levels.js";
@@ -51,6 +52,35 @@ export const studioSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * One outbound connector (docs/connectors.md): an OTLP/HTTP logs receiver that gets the
+ * same redacted records as the destination. Secrets only by env reference (`headersEnv`).
+ */
+export const otlpHttpConnectorSchema = z.strictObject({
+  type: z.literal("otlp-http"),
+  /** Base URL of the receiver (`/v1/logs` is appended unless the path already ends so). */
+  endpoint: z.string().min(1),
+  /** Least severe level sent (default: every record the logger records). */
+  level: levelSchema.optional(),
+  /** HTTP header name → name of the environment variable holding its value. */
+  headersEnv: z.record(z.string().min(1), z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional(),
+  flushIntervalMs: positiveInt.optional(),
+  maxBatchRecords: positiveInt.optional(),
+  maxBatchBytes: bytes.optional(),
+  maxQueueBytes: bytes.optional(),
+  requestTimeoutMs: positiveInt.optional(),
+  maxAttempts: positiveInt.max(100).optional(),
+  initialBackoffMs: z.number().int().nonnegative().optional(),
+  maxBackoffMs: z.number().int().nonnegative().optional(),
+  /** The longest flush()/close() waits for this connector (its own bound). */
+  flushTimeoutMs: positiveInt.optional(),
+  /** Trust a non-loopback endpoint from code (TypeScript/JS config); not honoured in YAML/JSON. */
+  trustEndpoint: z.boolean().optional(),
+});
+
+/** `connectors: { <name>: { type: "otlp-http", … } }`; `type` picks the kind. */
+export const connectorSchema = z.discriminatedUnion("type", [otlpHttpConnectorSchema]);
+
 /** The logger's `s3:` block: the §2.1 destination block plus `delivery`. */
 export const loggerS3Schema = z.strictObject({ ...s3Fields, delivery: deliverySchema.optional() });
 /** The logger's `local:` block: a directory, plus the same `delivery` options as `s3` (batching applies alike). */
@@ -79,6 +109,7 @@ export const loggerConfigSchema = z.strictObject({
   s3: loggerS3Schema.optional(),
   local: localSchema.optional(),
   studio: studioSchema.optional(),
+  connectors: z.record(z.string(), connectorSchema).optional(),
 });
 
 /** What `defineConfig`/`createLogger` accept (camelCase; YAML may use snake_case). */
@@ -86,3 +117,4 @@ export type LoggerConfig = z.input<typeof loggerConfigSchema>;
 export type DeliveryOptions = z.input<typeof deliverySchema>;
 export type RedactOptions = z.input<typeof redactSchema>;
 export type StudioOptions = z.input<typeof studioSchema>;
+export type ConnectorOptions = z.input<typeof connectorSchema>;

@@ -12,6 +12,7 @@ import { compileRedaction } from "../record/redact.js";
 import { openStore } from "../store/open-store.js";
 import type { DeliveryEventListener } from "../delivery/events.js";
 import { StowageError } from "../shared/errors.js";
+import { createConnectors } from "../connectors/connector-set.js";
 import { ConsoleEcho } from "./console-echo.js";
 import type { Sink } from "./flush-result.js";
 import { Logger, type LoggerCore } from "./logger.js";
@@ -97,6 +98,7 @@ export function buildLogger(
     service: resolved.service,
     level: resolved.level,
     sink,
+    connectors: createConnectors(resolved.connectors, env, resolved.service),
     echo,
     serialize: {
       redact: compileRedaction({

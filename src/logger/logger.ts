@@ -21,8 +21,9 @@ import { StowageError } from "../shared/errors.js";
 import { isPlainObject } from "../shared/plain-object.js";
 import { readRecord, safeCallArgs } from "./call-args.js";
 import { captureCaller } from "./caller.js";
+import type { ConnectorSet } from "../connectors/connector-set.js";
 import type { ConsoleEcho } from "./console-echo.js";
-import type { FlushResult, Sink } from "./flush-result.js";
+import { flushResult, type FlushResult, type Sink } from "./flush-result.js";
 
 type LogMethod = (message: unknown, data?: unknown) => void;
 
@@ -32,6 +33,8 @@ export interface LoggerCore {
   /** The configured level: the root logger's initial level. */
   level: Level;
   sink: Sink;
+  /** Outbound connectors (docs/connectors.md); null when none is configured. */
+  connectors: ConnectorSet | null;
   echo: ConsoleEcho | null;
   serialize: SerializeOptions;
   callerRoot: string | null;
@@ -183,15 +186,22 @@ export class Logger {
         ? serializeRecordWithBindings(full, this.bindingsJson, this.core.serialize)
         : serializeRecord(full, this.core.serialize);
     this.core.echo?.echo(line, level);
-    return this.core.sink.acceptDurable(line, ms);
+    const outcome = this.core.sink.acceptDurable(line, ms);
+    // Connectors get what the destination accepted (a refusal is a string).
+    if (this.core.connectors !== null && typeof outcome !== "string")
+      this.core.connectors.offer(line, level);
+    return outcome;
   }
 
   /** Seals open batches and waits for delivery (or failure, or the timeout). Never rejects. */
   async flush(options: { timeoutMs?: number } = {}): Promise<FlushResult> {
     Logger.writeSoon(this.core);
     try {
-      const { result, timedOut } = await this.core.sink.flush(options.timeoutMs);
-      return { ok: result.ok && !timedOut, timedOut, destinations: { sink: result } };
+      const [sink, connectors] = await Promise.all([
+        this.core.sink.flush(options.timeoutMs),
+        this.core.connectors?.flush(options.timeoutMs),
+      ]);
+      return flushResult(sink, connectors);
     } catch (err) {
       return internalFailure(this.core.sink.kind, err);
     }
@@ -203,9 +213,12 @@ export class Logger {
     this.core.closed = true;
     this.bindMethods();
     try {
-      const { result, timedOut } = await this.core.sink.close(options.timeoutMs);
+      const [sink, connectors] = await Promise.all([
+        this.core.sink.close(options.timeoutMs),
+        this.core.connectors?.close(options.timeoutMs),
+      ]);
       this.core.echo?.close();
-      return { ok: result.ok && !timedOut, timedOut, destinations: { sink: result } };
+      return flushResult(sink, connectors);
     } catch (err) {
       return internalFailure(this.core.sink.kind, err);
     }
@@ -310,7 +323,8 @@ function emit(
         ? serializeRecord(record, core.serialize)
         : serializeRecordWithBindings(record, bindingsJson, core.serialize);
     core.echo?.echo(line, level);
-    core.sink.accept(line, ms);
+    const refused = core.sink.accept(line, ms);
+    if (core.connectors !== null && refused === null) core.connectors.offer(line, level);
   } catch {
     // Never throw from a logging call (SPEC §3.2); serializeRecord already never throws.
   }

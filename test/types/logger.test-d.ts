@@ -5,6 +5,7 @@ import {
   createLogger,
   defineConfig,
   type Logger,
+  type ConnectorResult,
   type DestinationResult,
   type FlushResult,
   type Level,
@@ -46,8 +47,12 @@ describe("FlushResult (SPEC §3.2)", () => {
     expectTypeOf<FlushResult>().toEqualTypeOf<{
       ok: boolean;
       timedOut: boolean;
-      destinations: { sink: DestinationResult };
+      destinations: {
+        sink: DestinationResult;
+        [connector: string]: DestinationResult | ConnectorResult;
+      };
     }>();
+    expectTypeOf<ConnectorResult["kind"]>().toEqualTypeOf<"otlp-http">();
     expectTypeOf<DestinationResult["kind"]>().toEqualTypeOf<"s3" | "local">();
     expectTypeOf<RejectedCounts>().toEqualTypeOf<{
       oversized: number;

@@ -84,7 +84,7 @@ async function runDemo(opts: DemoOptions, io: CliIo): Promise<number> {
   }
   log.info("demo finished", { records: written });
   const res = await log.close({ timeoutMs: 60_000 });
-  const dest = Object.values(res.destinations)[0]!;
+  const dest = res.destinations.sink;
   if (!res.ok) {
     io.err(
       `stowage demo: delivery failed: ${dest.failure ? `${dest.failure.category}: ${dest.failure.message}` : `${dest.pending} records pending`}\n`,
