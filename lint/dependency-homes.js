@@ -2,8 +2,13 @@
 // (statically, dynamically or as a type) only from its one home (DESIGN.md).
 import { relative, sep } from "node:path";
 
-/** Packages with one home; `homes` are path prefixes relative to the repository. */
+/**
+ * Packages with one home; `homes` are path prefixes relative to the repository. An entry
+ * with `specs` matches import specifiers by prefix instead: another package's internals
+ * (not its public exports) are reached through one pinned wrapper only.
+ */
 export const DEPENDENCY_HOMES = [
+  { specs: ["hyparquet-writer/src/"], homes: ["src/export/formats/hyparquet-internals.ts"] },
   { pkgs: ["@aws-sdk/*", "@smithy/*"], homes: ["src/store/"] },
   {
     pkgs: ["better-sqlite3"],
@@ -33,10 +38,12 @@ function matches(pkg, pattern) {
 
 /** The entry of DEPENDENCY_HOMES that owns `spec`, if any. */
 export function homeOf(spec) {
+  const deep = DEPENDENCY_HOMES.find((h) => h.specs?.some((p) => spec.startsWith(p)));
+  if (deep) return deep;
   const pkg = packageOf(spec);
   return pkg === undefined
     ? undefined
-    : DEPENDENCY_HOMES.find((h) => h.pkgs.some((p) => matches(pkg, p)));
+    : DEPENDENCY_HOMES.find((h) => h.pkgs?.some((p) => matches(pkg, p)));
 }
 
 const rule = {

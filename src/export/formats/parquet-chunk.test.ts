@@ -12,7 +12,7 @@ import { readParquet } from "parquet-wasm";
 import { tableFromIPC } from "apache-arrow";
 import type { ColumnSpec, Row } from "../sources/source.js";
 import { ByteWriter } from "hyparquet-writer";
-import { writeMetadata } from "hyparquet-writer/src/metadata.js";
+import { writeMetadata } from "./hyparquet-internals.js";
 import { createFormat, type Compression } from "./format.js";
 import { Footer } from "./parquet.js";
 

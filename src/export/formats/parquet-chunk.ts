@@ -8,8 +8,7 @@
  * the file: its page header, level (RLE/bit-packed) and footer writers are used as
  * they are.
  */
-import { writePageHeader } from "hyparquet-writer/src/datapage.js";
-import { writeRleBitPackedHybrid } from "hyparquet-writer/src/encoding.js";
+import { writePageHeader, writeRleBitPackedHybrid } from "./hyparquet-internals.js";
 import { utf8Write } from "../../shared/buffer-text.js";
 import type { ColumnKind } from "../sources/source.js";
 import { decimalToUnscaled, unscaledDecimal } from "../values.js";

@@ -10,8 +10,7 @@
  */
 import { gzipSync } from "node:zlib";
 import { ByteWriter, type ParquetWriter } from "hyparquet-writer";
-import { writeMetadata } from "hyparquet-writer/src/metadata.js";
-import { snappyCompress } from "hyparquet-writer/src/snappy.js";
+import { snappyCompress, writeMetadata } from "./hyparquet-internals.js";
 import { batchRows, type Batch, type ColumnSpec } from "../sources/source.js";
 import type { ByteSink, Encoder, Format, FormatOptions } from "./format.js";
 import {
