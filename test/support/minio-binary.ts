@@ -18,7 +18,8 @@ function executable(path: string): boolean {
   }
 }
 
-function goBinDir(): string | undefined {
+/** The folder `go install` writes to: $(go env GOBIN), else the first GOPATH entry + /bin. */
+export function goBinDir(): string | undefined {
   try {
     const gobin = execFileSync("go", ["env", "GOBIN"], { encoding: "utf8" }).trim();
     if (gobin) return gobin;
