@@ -80,7 +80,7 @@ export function createPinoDestination(options: PinoDestinationOptions = {}): Pin
       cb();
     },
     final(cb) {
-      writer.close(timeoutMs, owned).then(
+      writer.close(timeoutMs).then(
         () => cb(),
         (err: unknown) => cb(err as Error),
       );

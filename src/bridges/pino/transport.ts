@@ -101,7 +101,7 @@ export default async function stowageTransport(
       expectPinoConfig: true,
       close: async () => {
         // An error here would reach thread-stream as the worker's: report it instead.
-        await writer?.close(timeoutMs, owned).catch(reportUnexpected("close"));
+        await writer?.close(timeoutMs).catch(reportUnexpected("close"));
       },
     },
   )) as PinoStream;

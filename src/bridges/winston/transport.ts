@@ -24,7 +24,7 @@ import { tagChildBindings, type ChildMaker } from "./child-bindings.js";
 import { LevelMapper, type WinstonLevels } from "./levels.js";
 import { mapWinstonInfo, type WinstonInfo } from "./map-info.js";
 import { resolveWinstonOptions, type WinstonTransportOptions } from "./options.js";
-import { WinstonRecordWriter, type DeliveryOutcome } from "./record-writer.js";
+import { BridgeRecordWriter, type DeliveryOutcome } from "../shared/record-writer.js";
 import type { BridgeErrorReporter as WinstonErrorReporter } from "../shared/stderr-report.js";
 
 /** The delivery error a 'warn' event carries: the message, and the logger's FlushResult. */
@@ -61,7 +61,7 @@ export class StowageTransport extends TransportStream {
   readonly stowage: Logger;
   /** The result of the last `flushDelivery()` or of the close at `end()`; undefined before either. */
   lastResult: FlushResult | undefined;
-  private readonly writer: WinstonRecordWriter;
+  private readonly writer: BridgeRecordWriter;
   private readonly mapper: LevelMapper;
   private readonly timeoutMs: number;
   private readonly report: WinstonErrorReporter;
@@ -72,7 +72,7 @@ export class StowageTransport extends TransportStream {
     super(resolved.stream);
     const { logger, owned } = openBridgeLogger(resolved.logger, "stowage/winston");
     this.stowage = logger;
-    this.writer = new WinstonRecordWriter(logger, owned);
+    this.writer = new BridgeRecordWriter(logger, owned);
     this.mapper = new LevelMapper(resolved.levelMap);
     this.timeoutMs = resolved.flushTimeoutMs;
     this.report = resolved.report;

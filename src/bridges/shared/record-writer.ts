@@ -1,6 +1,6 @@
 /**
- * Hands mapped winston records to `Logger.write` and turns the transport's flush
- * and close into the logger's, with a timeout. Keeps count of the writes still
+ * The logger side of the logging-library bridges (pino, winston): hands mapped records to
+ * `Logger.write` and turns the library's flush and close into the logger's, with a timeout. Keeps count of the writes still
  * being accepted (a flush waits for them) and of the records the logger refused,
  * and describes every failure (never secrets): how many of the records this
  * bridge accepted were not delivered, and why.
@@ -11,7 +11,10 @@
 import type { FlushResult } from "../../logger/flush-result.js";
 import type { Logger } from "../../logger/logger.js";
 import { LEVEL_VALUES } from "../../record/levels.js";
-import type { WinstonRecord } from "./map-info.js";
+import type { LogRecord } from "../../record/record.js";
+
+/** A record as a bridge maps it: any part of a LogRecord, written through `Logger.write`. */
+export type BridgeRecord = Partial<LogRecord> & { message?: unknown };
 
 /** A flush or close: the logger's result and what went wrong, one line each (empty when ok). */
 export interface DeliveryOutcome {
@@ -19,7 +22,7 @@ export interface DeliveryOutcome {
   problems: string[];
 }
 
-export class WinstonRecordWriter {
+export class BridgeRecordWriter {
   /** Records the logger accepted (below its level: not counted), and records it refused. */
   accepted = 0;
   rejected = 0;
@@ -37,21 +40,21 @@ export class WinstonRecordWriter {
   ) {}
 
   /** Writes one record; never throws. */
-  write(record: WinstonRecord): void {
+  write(record: BridgeRecord): void {
     let pending: Promise<void>;
     try {
       // Below the logger's level write() resolves without keeping the record: not one of ours.
       if (LEVEL_VALUES[record.level ?? "info"] < LEVEL_VALUES[this.logger.level]) return;
       pending = this.logger.write(record);
     } catch (err) {
-      this.onRejected(err);
+      this.refused(err);
       return;
     }
     this.inFlight++;
     pending.then(
       () => this.settle(true),
       (err: unknown) => {
-        this.onRejected(err);
+        this.refused(err);
         this.settle(false);
       },
     );
@@ -82,7 +85,8 @@ export class WinstonRecordWriter {
     if (--this.inFlight === 0) for (const wake of this.idle.splice(0)) wake();
   }
 
-  private onRejected(err: unknown): void {
+  /** A record that could not be written (refused by the logger, or not mappable): reported at the next flush or close. */
+  refused(err: unknown): void {
     this.rejected++;
     this.lastRejection = err instanceof Error ? err.message : String(err);
   }
@@ -100,7 +104,7 @@ export class WinstonRecordWriter {
   }
 
   /** Says why, and — when the bridge owns the logger — how many of its records did not arrive. */
-  private describeFailure(result: FlushResult, what: string): string {
+  describeFailure(result: FlushResult, what: string): string {
     const sink = result.destinations.sink;
     const why = sink.failure
       ? `, ${sink.failure.category} ${sink.failure.code}: ${sink.failure.message}`
