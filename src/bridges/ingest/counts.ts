@@ -49,13 +49,24 @@ export interface IngestCounts {
   clamped: number;
   rejected: IngestRejections;
   refusedBy: IngestRefusals;
-  /** Requests refused whole: auth, CORS, body too large, unreadable body, wrong method. */
+  /** Requests refused whole, by reason. */
   refusedRequests: {
+    /** 401: no or wrong token. */
     unauthorized: number;
+    /** 403: a browser origin not in the CORS allow-list. */
     forbiddenOrigin: number;
+    /** 413: over maxBodyBytes. */
     bodyTooLarge: number;
+    /** 400: neither form, too many malformed records, or a body that could not be read. */
     badRequest: number;
+    /** 405: not POST or OPTIONS. */
     method: number;
+    /** 503: the bodies in flight would pass maxBytesInFlight. */
+    busy: number;
+    /** 408: the body did not arrive within bodyTimeoutMs. */
+    timeout: number;
+    /** 500: the handler failed, or its body was consumed by another middleware. */
+    internal: number;
   };
 }
 
@@ -77,6 +88,9 @@ export function emptyCounts(): IngestCounts {
       bodyTooLarge: 0,
       badRequest: 0,
       method: 0,
+      busy: 0,
+      timeout: 0,
+      internal: 0,
     },
   };
 }

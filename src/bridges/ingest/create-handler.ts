@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../../logger/logger.js";
+import { reportToStderr } from "../shared/stderr-report.js";
 import {
   IngestCore,
   type CoreRequest,
@@ -12,6 +13,9 @@ import {
   type IngestCounts,
 } from "./ingest-core.js";
 import { resolveIngestOptions, type IngestOptions } from "./options.js";
+import { readFetchBody, readNodeBody } from "./read-body.js";
+
+const BRIDGE = "stowage/ingest";
 
 /** A Node request handler with the Fetch form and the counters attached. */
 export interface IngestHandler {
@@ -30,15 +34,27 @@ export interface IngestHandler {
  * app.post("/ingest", (c) => ingest.fetch(c.req.raw)); // Hono
  */
 export function createIngestHandler(logger: Logger, options: IngestOptions = {}): IngestHandler {
-  const core = new IngestCore(logger, resolveIngestOptions(options));
+  const resolved = resolveIngestOptions(options);
+  // The token ships in the page: an endpoint open to anyone must be meant (issue 31 §1).
+  if (options.auth === undefined)
+    reportToStderr(
+      BRIDGE,
+      'no `auth` given: this endpoint accepts records from anyone who can reach it. Pass `auth: { token }` or a callback, or `auth: "none"` to accept anyone on purpose',
+    );
+  const core = new IngestCore(logger, resolved, (m) => reportToStderr(BRIDGE, m));
   const handler = ((req: IncomingMessage, res: ServerResponse) => {
     core.handle(nodeRequest(req)).then(
       (out) => sendNode(res, out),
-      () => sendNode(res, { status: 500, headers: {}, body: '{"accepted":0,"error":"internal"}' }),
+      () => res.destroy(), // handle() does not throw; this only keeps a rejection from going unhandled
     );
   }) as IngestHandler;
   handler.fetch = async (request) => {
-    const out = await core.handle(fetchRequest(request));
+    const out = await core.handle({
+      method: request.method,
+      url: request.url,
+      header: (name) => request.headers.get(name),
+      readBody: (maxBytes, timeoutMs) => readFetchBody(request, maxBytes, timeoutMs),
+    });
     return new Response(out.status === 204 ? null : out.body, {
       status: out.status,
       headers: out.headers,
@@ -56,65 +72,15 @@ function nodeRequest(req: IncomingMessage): CoreRequest {
       const v = req.headers[name.toLowerCase()];
       return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
     },
-    readBody: (maxBytes) =>
-      new Promise((resolve, reject) => {
-        const declared = Number(req.headers["content-length"]);
-        if (Number.isFinite(declared) && declared > maxBytes) {
-          req.resume();
-          return resolve(null);
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        req.on("data", (c: Buffer) => {
-          size += c.length;
-          if (size > maxBytes) {
-            req.removeAllListeners("data");
-            req.resume();
-            resolve(null);
-          } else chunks.push(c);
-        });
-        // Bounded: `size` is checked against maxBytes on every chunk above.
-        // eslint-disable-next-line no-restricted-syntax
-        req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-        req.on("error", reject);
-      }),
+    readBody: (maxBytes, timeoutMs) => readNodeBody(req, maxBytes, timeoutMs),
   };
 }
 
 function sendNode(res: ServerResponse, out: CoreResponse): void {
-  res.writeHead(out.status, out.headers);
+  if (res.headersSent || res.destroyed) return;
+  // A refusal before (or while) the body arrives ends the connection, so a slow sender
+  // holds it no longer than the answer takes.
+  const headers = out.close ? { ...out.headers, connection: "close" } : out.headers;
+  res.writeHead(out.status, headers);
   res.end(out.status === 204 ? undefined : out.body);
-}
-
-function fetchRequest(request: Request): CoreRequest {
-  return {
-    method: request.method,
-    url: request.url,
-    header: (name) => request.headers.get(name),
-    readBody: async (maxBytes) => {
-      const declared = Number(request.headers.get("content-length"));
-      if (Number.isFinite(declared) && declared > maxBytes) return null;
-      if (!request.body) return "";
-      const reader = request.body.getReader();
-      const parts: Uint8Array[] = [];
-      let size = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        size += value.byteLength;
-        if (size > maxBytes) {
-          await reader.cancel();
-          return null;
-        }
-        parts.push(value);
-      }
-      const all = new Uint8Array(size);
-      let at = 0;
-      for (const p of parts) {
-        all.set(p, at);
-        at += p.byteLength;
-      }
-      return new TextDecoder().decode(all);
-    },
-  };
 }

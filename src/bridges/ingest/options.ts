@@ -1,9 +1,14 @@
 /**
- * Ingestion options and their defaults: limits on body bytes,
- * records per request, bytes and fields per record, timestamp skew; the auth
- * hook; the CORS allow-list; the origin marker written into each record.
+ * Ingestion options and their defaults: limits on body bytes, records per request, bytes,
+ * fields and malformed records; the budget of body bytes in flight and the body read
+ * deadline; the auth hook; the CORS allow-list; the origin marker written into each
+ * record. Checked like a config (issue 34 §1): an unknown key is refused naming the
+ * closest one, nested keys too.
  */
 import { StowageError } from "../../shared/errors.js";
+import { checkBridgeOptions } from "../shared/bridge-options.js";
+
+const BRIDGE = "stowage/ingest";
 
 /** What the auth callback sees of a request. */
 export interface IngestRequestInfo {
@@ -15,12 +20,18 @@ export interface IngestRequestInfo {
 export interface IngestOptions {
   /** Largest accepted body (default 1 MiB); larger → 413. */
   maxBodyBytes?: number;
-  /** Records per request (default 1,000); the rest are rejected (`tooMany`). */
+  /** Records per request (default 1,000); the rest are rejected (`tooMany`) without being read. */
   maxRecords?: number;
   /** Bytes of one record's JSON (default 16 KiB); larger → rejected (`oversized`). */
   maxRecordBytes?: number;
   /** Keys in one record, nested ones included (default 200); more → rejected (`tooManyFields`). */
   maxFields?: number;
+  /** Records that are not JSON objects a body may hold (default 10); past that the body is refused whole (400). */
+  maxMalformed?: number;
+  /** Body bytes all requests may hold at once while read and ingested (default 32 MiB); past it → 503 + Retry-After. */
+  maxBytesInFlight?: number;
+  /** Time to receive a whole body once its reading starts (default 10 s); past it → 408. */
+  bodyTimeoutMs?: number;
   /** How far a record's time may lie in the future (default 5 min). */
   maxFutureSkewMs?: number;
   /** How far in the past (default 24 h: a page may send records it queued while offline). */
@@ -29,69 +40,122 @@ export interface IngestOptions {
   skew?: "clamp" | "reject";
   /**
    * A shared token (sent as `Authorization: Bearer T`, `X-Stowage-Token: T`, or `?token=T` for
-   * `sendBeacon`, which cannot set headers), or a callback deciding per request.
+   * `sendBeacon`, which cannot set headers), a callback deciding per request, or `"none"` to
+   * accept anyone on purpose. Left out, anyone is accepted and one line on stderr says so.
    */
-  auth?: { token: string } | ((req: IngestRequestInfo) => boolean | Promise<boolean>);
+  auth?: "none" | { token: string } | ((req: IngestRequestInfo) => boolean | Promise<boolean>);
   /** Origins allowed to call from a browser (`"*"` for any); requests from others get 403. Default: none (same-origin and non-browser only). */
   cors?: { origins: readonly string[] | "*"; maxAgeSeconds?: number };
   /** Written as `bindings.origin` of every ingested record (default `"client"`). */
   origin?: string;
 }
 
+const KEYS: readonly (keyof IngestOptions)[] = [
+  "maxBodyBytes",
+  "maxRecords",
+  "maxRecordBytes",
+  "maxFields",
+  "maxMalformed",
+  "maxBytesInFlight",
+  "bodyTimeoutMs",
+  "maxFutureSkewMs",
+  "maxPastSkewMs",
+  "skew",
+  "auth",
+  "cors",
+  "origin",
+];
+
 export interface ResolvedIngestOptions {
   maxBodyBytes: number;
   maxRecords: number;
   maxRecordBytes: number;
   maxFields: number;
+  maxMalformed: number;
+  maxBytesInFlight: number;
+  bodyTimeoutMs: number;
   maxFutureSkewMs: number;
   maxPastSkewMs: number;
   skew: "clamp" | "reject";
+  /** undefined: anyone (`auth: "none"`, or left out). */
   auth: ((req: IngestRequestInfo) => boolean | Promise<boolean>) | undefined;
   corsOrigins: readonly string[] | "*";
   corsMaxAgeSeconds: number;
   origin: string;
 }
 
-function positive(o: IngestOptions, key: keyof IngestOptions, fallback: number): number {
-  const v = o[key] ?? fallback;
-  if (typeof v !== "number" || !Number.isInteger(v) || v <= 0)
-    throw new StowageError(
-      "config",
-      `ingest option \`${key}\` must be a positive whole number, got ${String(v)}`,
-    );
-  return v;
+function refuse(message: string): never {
+  throw new StowageError("config", `${BRIDGE}: ${message}`);
 }
 
-/** @example resolveIngestOptions({ auth: { token: "t" } }).maxRecords // 1000 */
+function whole(
+  v: unknown,
+  key: string,
+  fallback: number,
+  min = 1,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const n = v ?? fallback;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
+    refuse(`option \`${key}\` must be a whole number from ${min} to ${max}, got ${String(n)}`);
+  return n;
+}
+
+/** Node fires a timer past 2^31 - 1 ms at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** @example resolveIngestOptions({ auth: { token: "t0123456" } }).maxRecords // 1000 */
 export function resolveIngestOptions(o: IngestOptions = {}): ResolvedIngestOptions {
+  checkBridgeOptions(BRIDGE, o, KEYS);
   if (o.skew !== undefined && o.skew !== "clamp" && o.skew !== "reject")
-    throw new StowageError(
-      "config",
-      `ingest option \`skew\` must be "clamp" or "reject", got ${JSON.stringify(o.skew)}`,
+    refuse(`option \`skew\` must be "clamp" or "reject", got ${JSON.stringify(o.skew)}`);
+  if (o.origin !== undefined && (typeof o.origin !== "string" || o.origin.length === 0))
+    refuse("option `origin` must be a non-empty string");
+  const maxBodyBytes = whole(o.maxBodyBytes, "maxBodyBytes", 1024 * 1024);
+  const maxBytesInFlight = whole(o.maxBytesInFlight, "maxBytesInFlight", 32 * 1024 * 1024);
+  if (maxBytesInFlight < maxBodyBytes)
+    refuse(
+      `option \`maxBytesInFlight\` (${maxBytesInFlight}) is below \`maxBodyBytes\` (${maxBodyBytes}): no body of the largest size could ever be read`,
     );
+  const cors = resolveCors(o.cors);
   return {
-    maxBodyBytes: positive(o, "maxBodyBytes", 1024 * 1024),
-    maxRecords: positive(o, "maxRecords", 1000),
-    maxRecordBytes: positive(o, "maxRecordBytes", 16 * 1024),
-    maxFields: positive(o, "maxFields", 200),
-    maxFutureSkewMs: positive(o, "maxFutureSkewMs", 5 * 60_000),
-    maxPastSkewMs: positive(o, "maxPastSkewMs", 24 * 3_600_000),
+    maxBodyBytes,
+    maxRecords: whole(o.maxRecords, "maxRecords", 1000),
+    maxRecordBytes: whole(o.maxRecordBytes, "maxRecordBytes", 16 * 1024),
+    maxFields: whole(o.maxFields, "maxFields", 200),
+    maxMalformed: whole(o.maxMalformed, "maxMalformed", 10, 0),
+    maxBytesInFlight,
+    bodyTimeoutMs: whole(o.bodyTimeoutMs, "bodyTimeoutMs", 10_000, 1, MAX_TIMER_MS),
+    maxFutureSkewMs: whole(o.maxFutureSkewMs, "maxFutureSkewMs", 5 * 60_000),
+    maxPastSkewMs: whole(o.maxPastSkewMs, "maxPastSkewMs", 24 * 3_600_000),
     skew: o.skew ?? "clamp",
     auth: resolveAuth(o.auth),
-    corsOrigins: o.cors?.origins ?? [],
-    corsMaxAgeSeconds: o.cors?.maxAgeSeconds ?? 600,
+    corsOrigins: cors.origins,
+    corsMaxAgeSeconds: cors.maxAgeSeconds,
     origin: o.origin ?? "client",
   };
 }
 
+function resolveCors(cors: IngestOptions["cors"]) {
+  if (cors === undefined) return { origins: [] as readonly string[], maxAgeSeconds: 600 };
+  checkBridgeOptions(`${BRIDGE} cors`, cors, ["origins", "maxAgeSeconds"]);
+  const { origins } = cors;
+  if (origins !== "*" && !(Array.isArray(origins) && origins.every((x) => typeof x === "string")))
+    refuse('option `cors.origins` must be "*" or an array of origins ("https://shop.example")');
+  return { origins, maxAgeSeconds: whole(cors.maxAgeSeconds, "cors.maxAgeSeconds", 600, 0) };
+}
+
 function resolveAuth(auth: IngestOptions["auth"]): ResolvedIngestOptions["auth"] {
-  if (auth === undefined || typeof auth === "function") return auth;
-  const token = auth?.token;
-  if (typeof token !== "string" || token.length < 8)
-    throw new StowageError(
-      "config",
-      "ingest option `auth.token` must be a string of at least 8 characters",
+  if (auth === undefined || auth === "none") return undefined;
+  if (typeof auth === "function") return auth;
+  if (auth === null || typeof auth !== "object")
+    refuse(
+      `option \`auth\` must be { token }, a callback (req) => boolean, or "none", got ${JSON.stringify(auth)}`,
     );
+  checkBridgeOptions(`${BRIDGE} auth`, auth, ["token"]);
+  const token = auth.token;
+  if (typeof token !== "string" || token.length < 8)
+    refuse("option `auth.token` must be a string of at least 8 characters");
   return (req) => {
     const bearer = req.header("authorization");
     const given =
