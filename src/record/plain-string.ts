@@ -25,6 +25,8 @@ export function isPlainAscii(s: string): boolean {
  * - `=` (a `name=value` pair);
  * - `I` or `J` (`PRIVATE KEY`, `AKIA`/`ASIA`, `eyJ`);
  * - `://` (URL credentials);
+ * - `: ` or `:'` right after a letter, digit or `_` (a `name: value` pair), unless
+ *   `colonClear(s, i)` says the name before that colon is no sensitive one;
  * - whitespace right after `r`/`R` or `c`/`C` (`Bearer …`, `Basic …`; other
  *   whitespace than the space is not plain ASCII here);
  * - 13 digits in a run of digits joined by single spaces or dashes (the card rule
@@ -33,7 +35,10 @@ export function isPlainAscii(s: string): boolean {
  * @example isPlainClear("2026-12-01T10:00:00.000Z") // true
  * @example isPlainClear("Bearer abc123def456") // false
  */
-export function isPlainClear(s: string): boolean {
+export function isPlainClear(
+  s: string,
+  colonClear?: (s: string, colon: number) => boolean,
+): boolean {
   let digits = 0;
   let prev = -1;
   for (let i = 0; i < s.length; i++) {
@@ -49,10 +54,20 @@ export function isPlainClear(s: string): boolean {
         case 0x49: // I
         case 0x4a: // J
           return false;
-        case 0x3a: // :
-          if (s.charCodeAt(i + 1) === 0x2f && s.charCodeAt(i + 2) === 0x2f) return false;
+        case 0x3a: {
+          // `://`, and `name: value` / `name:'value'` (redact-text-pairs.ts) after a word character
+          const next = s.charCodeAt(i + 1);
+          if (next === 0x2f && s.charCodeAt(i + 2) === 0x2f) return false;
+          const p = prev | 0x20;
+          if (
+            (next === 0x20 || next === 0x27) &&
+            ((p >= 0x61 && p <= 0x7a) || (prev >= 0x30 && prev <= 0x39) || prev === 0x5f) &&
+            colonClear?.(s, i) !== true
+          )
+            return false;
           digits = 0;
           break;
+        }
         case 0x20: {
           const p = prev | 0x20;
           if (p === 0x72 || p === 0x63) return false; // r R c C

@@ -53,7 +53,45 @@ export const SENSITIVE_KEY_TABLE: readonly SensitiveKeyEntry[] = Object.freeze([
   { key: "cvc", reason: "card verification code" },
   { key: "otp", reason: "one-time password" },
   { key: "pin", reason: "PIN code" },
+  // issue 31 §3: names applications really use that the words above missed
+  { key: "passcode", reason: "a numeric password (device and door passcodes)" },
+  { key: "db pass", reason: "env-style password (DB_PASS); `pass` alone stays: test results" },
+  { key: "smtp pass", reason: "env-style password (SMTP_PASS)" },
+  { key: "mail pass", reason: "env-style password (MAIL_PASS)" },
+  { key: "password hash", reason: "cracked offline (password_hash)" },
+  { key: "password digest", reason: "Rails has_secure_password column, cracked offline" },
+  { key: "secret key base", reason: "Rails' master secret (secret_key_base)" },
+  { key: "privkey", reason: "OpenSSL / Let's Encrypt spelling of private key" },
+  { key: "csrf", reason: "a CSRF token under its bare name (_csrf)" },
+  { key: "xsrf", reason: "a CSRF token, Angular's spelling" },
+  { key: "bearer", reason: "a key named bearer holds a bearer token" },
+  { key: "jwt", reason: "a key named jwt holds a signed token" },
+  { key: "auth key", reason: "an API key by another name (authKey, Cloudflare X-Auth-Key)" },
+  { key: "subscription key", reason: "Azure API Management key (Ocp-Apim-Subscription-Key)" },
+  { key: "account key", reason: "Azure storage account key (AccountKey=)" },
+  { key: "recovery key", reason: "disk-encryption and 2FA recovery key" },
+  { key: "oauth verifier", reason: "OAuth 1.0a verifier, exchanged for an access token" },
+  { key: "auth code", reason: "OAuth authorization code, exchanged for tokens" },
+  { key: "authorization code", reason: "OAuth authorization code, exchanged for tokens" },
+  { key: "verification code", reason: "a one-time code sent by e-mail or SMS" },
+  { key: "mfa code", reason: "a second-factor code" },
+  { key: "backup code", reason: "2FA backup codes" },
+  { key: "totp", reason: "a TOTP code or seed" },
+  { key: "jsessionid", reason: "Java servlet session cookie" },
+  { key: "phpsessid", reason: "PHP session cookie" },
+  { key: "connect sid", reason: "express-session's session cookie (connect.sid)" },
+  { key: "security code", reason: "card security code" },
+  { key: "cvv2", reason: "card verification value" },
+  { key: "cvc2", reason: "card verification code" },
+  { key: "social security number", reason: "US social security number, spelled out" },
 ]);
+
+/**
+ * Words so distinctive that a one-word key ending with them is a secret too:
+ * `PGPASSWORD`, `rootpassword`, `authtoken`, `csrfmiddlewaretoken`, `xapikey`. Only
+ * when the word is listed (custom keys included), never for `key` or `code`.
+ */
+const SUFFIX_WORDS = new Set(["password", "passwd", "passphrase", "secret", "token", "apikey"]);
 
 /** Default sensitive keys (normalised form). */
 export const DEFAULT_REDACT_KEYS: readonly string[] = Object.freeze(
@@ -84,6 +122,15 @@ export const STAYS_CLEAR_EXAMPLES: readonly string[] = Object.freeze([
   "spinner",
   "sessionCount",
   "passwordless_enabled",
+  "pass",
+  "bypass",
+  "boarding_pass",
+  "code",
+  "status_code",
+  "promo_code",
+  "signature",
+  "sid",
+  "csrf_enabled",
 ]);
 
 /** Listed words whose plural does not count: "tokens" are usage counts in LLM logs. */
@@ -115,12 +162,14 @@ function singular(n: string): string | undefined {
  * Builds the key matcher. A key is sensitive when its normalised form (or its
  * singular: `passwords`, `apiKeys`, `private_keys`) equals a listed key, ends
  * with one on a word boundary (`dbPassword`, `x-api-key`), or equals one with
- * the spaces removed (`apikey`, `accesstoken`).
+ * the spaces removed (`apikey`, `accesstoken`), or its last word ends with one of a
+ * few distinctive listed words (`pgpassword`, `authtoken`: SUFFIX_WORDS).
  * @example createKeyMatcher(DEFAULT_REDACT_KEYS)("signing_keys") // true
  */
 export function createKeyMatcher(keys: readonly string[]): (key: string) => boolean {
   const spaced = new Set(keys.map(normalizeKey).filter((k) => k !== ""));
   const joined = new Set([...spaced].map((k) => k.replaceAll(" ", "")));
+  const suffixes = [...joined].filter((k) => SUFFIX_WORDS.has(k));
   const cache = new Map<string, boolean>();
   const listed = (n: string, plural: boolean): boolean => {
     const hit = (k: string) =>
@@ -128,6 +177,11 @@ export function createKeyMatcher(keys: readonly string[]): (key: string) => bool
     if (hit(n)) return true;
     for (let i = n.indexOf(" "); i !== -1; i = n.indexOf(" ", i + 1)) {
       if (hit(n.slice(i + 1))) return true;
+    }
+    const last = n.slice(n.lastIndexOf(" ") + 1); // `pgpassword`, `authtoken`
+    for (const s of suffixes) {
+      if (last.length > s.length && last.endsWith(s) && !(plural && PLURAL_EXEMPT.has(s)))
+        return true;
     }
     return false;
   };

@@ -5,6 +5,7 @@
  */
 import { StowageError } from "../shared/errors.js";
 
+export { isCredentialHeaderName, isCredentialQueryParam, redactNamed } from "./redact-names.js";
 export {
   createKeyMatcher,
   DEFAULT_REDACT_KEYS,
@@ -15,8 +16,10 @@ export {
 import type { LogRecord } from "./record.js";
 import { createKeyMatcher, DEFAULT_REDACT_KEYS, normalizeKey } from "./redact-keys.js";
 import { compilePaths } from "./redact-paths.js";
-import { createTextRedactor } from "./redact-text.js";
+import { createPairNameMatcher, createTextRedactor } from "./redact-text.js";
+import { colonNameAt } from "./redact-text-pairs.js";
 import { pairedSecretIndexes } from "./redact-arrays.js";
+import { cached, isCredentialHeaderKey, isCredentialHeaderName } from "./redact-names.js";
 import { redactDefaultPatterns } from "./redact-patterns.js";
 import { isPlainClear } from "./plain-string.js";
 import { sanitizeRecord } from "./safe-json.js";
@@ -73,9 +76,13 @@ export function compileRedaction(opts: RedactOptions = {}): Redactor {
     }
   }
   const custom = (opts.patterns ?? []).map(compilePattern);
-  const isSensitiveKey = keys.length === 0 ? () => false : createKeyMatcher(keys);
+  const keyMatcher = keys.length === 0 ? () => false : createKeyMatcher(keys);
+  // a logged `req.headers`: keys only a credential header has (`x-functions-key`) count too
+  const isSensitiveKey = useDefaults
+    ? cached((k) => keyMatcher(k) || isCredentialHeaderKey(k))
+    : keyMatcher;
   const redactText =
-    keys.length || useDefaults ? createTextRedactor(isSensitiveKey, useDefaults) : null;
+    keys.length || useDefaults ? createTextRedactor(isSensitiveKey, useDefaults, keys) : null;
   const redactString = (s: string): string => {
     if (useDefaults) s = redactDefaultPatterns(s);
     if (redactText !== null) s = redactText(s);
@@ -85,14 +92,31 @@ export function compileRedaction(opts: RedactOptions = {}): Redactor {
     }
     return s;
   };
+  // Names in a header list (rawHeaders, HAR) are header names: `x-functions-key` counts there.
+  const isSensitiveName = useDefaults
+    ? (name: string) => isSensitiveKey(name) || isCredentialHeaderName(name)
+    : isSensitiveKey;
   const plan: RedactionPlan = {
     isSensitiveKey,
     redactString,
     paths: compilePaths(opts.paths ?? []),
-    pairedSecrets: (a) => pairedSecretIndexes(a, isSensitiveKey),
+    pairedSecrets: (a) => pairedSecretIndexes(a, isSensitiveName),
   };
   // Custom patterns can match anything: only without them can a string be cleared in one pass.
-  if (custom.length === 0) plan.plainClear = isPlainClear;
+  // A `name: value` colon in it costs one name lookup ("error: refused" stays on the fast path).
+  if (custom.length === 0) {
+    const pairName =
+      redactText === null ? () => false : createPairNameMatcher(isSensitiveKey, useDefaults, keys);
+    // local bindings: under a loader that rewrites imports (jiti: tests, bench) an imported
+    // function read per call cost ~20 ns a string here
+    const nameAt = colonNameAt;
+    const plainCheck = isPlainClear;
+    const colonClear = (s: string, i: number) => {
+      const name = nameAt(s, i);
+      return name === undefined || !pairName(name);
+    };
+    plan.plainClear = (s) => plainCheck(s, colonClear);
+  }
   const redactor = ((record: LogRecord, o: Omit<SanitizeOptions, "redact"> = {}) =>
     sanitizeRecord(record, { ...o, redact: { plan } })) as Redactor;
   Object.defineProperty(redactor, "plan", { value: plan, enumerable: true });
