@@ -216,7 +216,9 @@ async function readLocation(
     file: relative(project, wanted).split(sep).join("/"),
     line: loc.line,
     startLine: start,
-    lines: scrubSourceLines(all.slice(start - 1, end)),
+    // the whole file is scrubbed, then cut: a key just above the window still hides its
+    // value below (issue 31 §3), and a string or comment open there is read as one
+    lines: scrubSourceLines(all).slice(start - 1, end),
     language,
   };
 }
