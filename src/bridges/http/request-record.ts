@@ -14,6 +14,11 @@
  */
 import type { ServerResponse } from "node:http";
 import type { Logger } from "../../logger/logger.js";
+import {
+  isCredentialHeaderName,
+  isCredentialQueryParam,
+  redactNamed,
+} from "../../record/redact-names.js";
 
 /** Options common to the three framework adapters. */
 export interface RequestLogOptions {
@@ -214,8 +219,11 @@ export function logRequest(state: RequestState, r: FinishedRequest): void {
   if (r.aborted === true) data.aborted = true;
   if (r.userAgent !== undefined) data.userAgent = r.userAgent;
   if (r.ip !== undefined) data.ip = r.ip;
-  if (r.query !== undefined && hasKeys(r.query)) data.query = r.query;
-  if (r.headers !== undefined) data.headers = r.headers;
+  // Query keys (`key`, `code`, `t`, `sig`, …) and header names (`x-functions-key`, …) that are
+  // credentials only here, not as data keys: redacted before the logger's key table (issue 31 §3).
+  if (r.query !== undefined && hasKeys(r.query))
+    data.query = redactNamed(r.query, isCredentialQueryParam);
+  if (r.headers !== undefined) data.headers = redactNamed(r.headers, isCredentialHeaderName);
   let message = status === undefined ? `${r.method} ${route}` : `${r.method} ${route} ${status}`;
   if (r.aborted === true) message += " aborted";
   // pino order with `err`: the logger fills the record's `error` (stack included).
