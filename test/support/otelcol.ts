@@ -79,7 +79,8 @@ const kvs = (list: { key: string; value: AnyValue }[] | undefined) =>
 export function readCollected(path: string): CollectedRecord[] {
   if (!existsSync(path)) return [];
   const out: CollectedRecord[] = [];
-  for (const line of readFileSync(path, "utf8").split("\n")) {
+  // The last piece is a line still being written (or ""): only whole lines are read.
+  for (const line of readFileSync(path, "utf8").split("\n").slice(0, -1)) {
     if (!line.trim()) continue;
     const req = JSON.parse(line) as { resourceLogs?: Record<string, unknown>[] };
     for (const rl of req.resourceLogs ?? []) {
@@ -205,12 +206,13 @@ export interface ProxiedOtlpRequest {
   seq: number;
   headers: IncomingHttpHeaders;
   bytes: number;
-  /** The status the proxy answered itself, or "forwarded". */
-  answer: number | "forwarded";
+  /** The status the proxy answered itself, "stall" (never answered), or "forwarded". */
+  answer: number | "stall" | "forwarded";
 }
 
-/** What the proxy answers instead of forwarding (undefined: forward to the collector). */
-export type OtlpAnswer = { status: number; headers?: Record<string, string>; body?: string };
+/** What the proxy answers instead of forwarding (undefined: forward; "stall": never answer). */
+export type OtlpAnswer =
+  { status: number; headers?: Record<string, string>; body?: string } | "stall";
 
 export interface OtlpProxy {
   endpoint: string;
@@ -232,12 +234,9 @@ export async function startOtlpProxy(target: string): Promise<OtlpProxy> {
       const body = Buffer.concat(chunks);
       const seq = requests.length + 1;
       const answer = rule(seq, req);
-      requests.push({
-        seq,
-        headers: req.headers,
-        bytes: body.length,
-        answer: answer?.status ?? "forwarded",
-      });
+      const shown = answer === "stall" ? "stall" : (answer?.status ?? "forwarded");
+      requests.push({ seq, headers: req.headers, bytes: body.length, answer: shown });
+      if (answer === "stall") return; // the socket is destroyed by close()
       if (answer) {
         res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
         res.end(answer.body ?? "");
