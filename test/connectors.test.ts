@@ -356,4 +356,37 @@ describe("connectors from a YAML config in an application process (issue 34 item
       }
     },
   );
+
+  it("an app whose receiver is down and that just ends: it exits on its own after flushTimeoutMs, S3 has every record", async () => {
+    const down = await startOtelcol();
+    await down.stop();
+    const prefix = uniquePrefix("conn-exit");
+    const yaml = s3YamlConfig({
+      prefix,
+      extra: [
+        "connectors:",
+        "  errors:",
+        "    type: otlp-http",
+        `    endpoint: ${down.endpoint}`,
+        "    max_attempts: 5",
+        "    initial_backoff_ms: 600000", // each retry would hold the process for minutes
+        "    max_backoff_ms: 600000",
+        "    flush_timeout_ms: 500",
+      ],
+    });
+    try {
+      const run = await runApp(
+        yaml.dir,
+        `const log = createLogger();
+         for (let i = 0; i < 50; i++) log.error("e", { id: i });`,
+        yaml.env,
+      );
+      expect(run.code, run.stderr).toBe(0); // not killed: the exit drain gave the connector up
+      expect(ids((await bucketRecords(prefix)).map((r) => r.data ?? {}))).toEqual(range(0, 50));
+      expect(down.records()).toEqual([]);
+    } finally {
+      await down.dispose();
+      rmSync(yaml.dir, { recursive: true, force: true });
+    }
+  });
 });

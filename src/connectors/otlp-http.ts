@@ -13,6 +13,10 @@
  * - flush()/close() wait at most min(timeoutMs, flushTimeoutMs); a flush that times out
  *   leaves sending running, close() aborts what is in flight (its records stay pending)
  *   and after close() nothing more is counted;
+ * - a process whose event loop ran dry waits for a connector no longer than its
+ *   flushTimeoutMs: the exit drain flushes within that bound, then gives up what is left
+ *   (counted failed, code "ExitAbandoned"), so a dead receiver never holds the exit for
+ *   the length of its retry backoffs;
  * - header values live in a private field and are scrubbed from every message.
  */
 import { Agent as HttpAgent } from "node:http";
@@ -21,11 +25,10 @@ import type { ResolvedOtlpHttpConnector } from "../config/connector-config.js";
 import { LEVEL_VALUES } from "../record/levels.js";
 import { idleTimer, sleep } from "../shared/abort.js";
 import { armBeforeExit, disarmBeforeExit } from "../shared/before-exit.js";
-import type { ClassifiedError } from "../store/classify-error.js";
 import { attemptWithRetry, type RetryPolicyOptions } from "../store/retry-policy.js";
 import type { Connector, ConnectorFailure, ConnectorResult } from "./connector.js";
 import { postJson, scrub } from "./http-post.js";
-import { encodeLogsRequest } from "./otlp-mapping.js";
+import { encodeLogsRequest, parsePartialSuccess } from "./otlp-mapping.js";
 
 /** The instrumentation scope every record is sent under. */
 const SCOPE = { name: "stowage" };
@@ -54,7 +57,8 @@ export class OtlpHttpConnector implements Connector {
   private readonly url: URL;
   private readonly policy: RetryPolicyOptions;
   private readonly agent: HttpAgent;
-  private readonly abort = new AbortController();
+  /** Aborts sends in flight: replaced after the exit drain gives up, ended by close(). */
+  private abort = new AbortController();
   private open: string[] = [];
   private openBytes = 0;
   private readonly sealed: Batch[] = [];
@@ -73,9 +77,10 @@ export class OtlpHttpConnector implements Connector {
   private idleWaiters: (() => void)[] = [];
   private exitArmed = false;
   /** A script that ends without flush() still sends what it logged (shared/before-exit.ts). */
-  private readonly exitDrain = (): Promise<unknown> => {
+  private readonly exitDrain = async (): Promise<void> => {
     this.exitArmed = false;
-    return this.flush(undefined);
+    const { timedOut } = await this.flush(undefined);
+    if (timedOut && !this.closed) this.abandon();
   };
 
   constructor(
@@ -182,9 +187,12 @@ export class OtlpHttpConnector implements Connector {
       { signal: this.abort.signal, onRetry: () => void this.retries++ },
     );
     if (this.closed) return; // after close() nothing more is counted: these stay pending
-    if (!outcome.ok) return this.giveUpClassified(records, outcome.error);
+    if (!outcome.ok) {
+      const { category, code, message } = outcome.error;
+      return this.giveUp(records, category, code, message);
+    }
     this.requests++;
-    const refused = partialRejections(outcome.value.text);
+    const refused = parsePartialSuccess(outcome.value.text);
     const lost = Math.min(records, refused.count);
     this.delivered += records - lost;
     if (lost > 0)
@@ -194,10 +202,6 @@ export class OtlpHttpConnector implements Connector {
         "PartialSuccess",
         refused.message || "the receiver refused records",
       );
-  }
-
-  private giveUpClassified(records: number, error: ClassifiedError): void {
-    this.giveUp(records, error.category, error.code, error.message);
   }
 
   private giveUp(
@@ -218,6 +222,30 @@ export class OtlpHttpConnector implements Connector {
       since: new Date().toISOString(),
       batches: 1,
     };
+  }
+
+  /**
+   * The exit drain ran out of time: what is queued is counted failed and the send in
+   * flight aborted (it is counted when its attempt returns); later records are sent anew.
+   */
+  private abandon(): void {
+    this.cancelSeal?.();
+    this.cancelSeal = null;
+    const left = this.sealed.splice(0);
+    if (this.open.length > 0) left.push({ lines: this.open, bytes: this.openBytes });
+    this.open = [];
+    this.openBytes = 0;
+    for (const b of left) {
+      this.queuedBytes -= b.bytes;
+      this.giveUp(
+        b.lines.length,
+        "aborted",
+        "ExitAbandoned",
+        "the process was exiting and the receiver had not taken these records within flushTimeoutMs",
+      );
+    }
+    this.abort.abort();
+    this.abort = new AbortController();
   }
 
   private disarmExit(): void {
@@ -278,18 +306,5 @@ export class OtlpHttpConnector implements Connector {
       rejected: { ...this.rejected },
       failure: this.failure === null ? null : { ...this.failure },
     };
-  }
-}
-
-/** OTLP partial success: `{"partialSuccess":{"rejectedLogRecords":"3","errorMessage":"…"}}`. */
-function partialRejections(text: string): { count: number; message: string } {
-  if (!text.includes("rejectedLogRecords")) return { count: 0, message: "" };
-  try {
-    const p = (JSON.parse(text) as { partialSuccess?: Record<string, unknown> }).partialSuccess;
-    const count = Number(p?.rejectedLogRecords ?? 0);
-    const message = typeof p?.errorMessage === "string" ? p.errorMessage.slice(0, 300) : "";
-    return { count: Number.isSafeInteger(count) && count > 0 ? count : 0, message };
-  } catch {
-    return { count: 0, message: "" };
   }
 }

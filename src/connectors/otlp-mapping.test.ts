@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { anyValue, encodeLogsRequest, MAX_ATTRIBUTES, toLogRecord } from "./otlp-mapping.js";
+import {
+  anyValue,
+  encodeLogsRequest,
+  MAX_ATTRIBUTES,
+  parsePartialSuccess,
+  toLogRecord,
+} from "./otlp-mapping.js";
 
 const attr = (r: ReturnType<typeof toLogRecord>, key: string) =>
   r.attributes.find((a) => a.key === key)?.value;
@@ -114,5 +120,18 @@ describe("otlp-mapping", () => {
     );
     expect(byService).toEqual({ a: 2, b: 1, fallback: 1 });
     expect(req.resourceLogs[0]!.scopeLogs[0]!.scope.name).toBe("stowage");
+  });
+
+  it("reads OTLP partial success (int64 as string or number), and nothing from other answers", () => {
+    expect(parsePartialSuccess('{"partialSuccess":{}}')).toEqual({ count: 0, message: "" });
+    expect(parsePartialSuccess('{"partialSuccess":{"rejectedLogRecords":2}}')).toEqual({
+      count: 2,
+      message: "",
+    });
+    expect(
+      parsePartialSuccess('{"partialSuccess":{"rejectedLogRecords":"5","errorMessage":"x"}}'),
+    ).toEqual({ count: 5, message: "x" });
+    expect(parsePartialSuccess('{"rejectedLogRecords": broken')).toEqual({ count: 0, message: "" });
+    expect(parsePartialSuccess('{"partialSuccess":{"rejectedLogRecords":"-1"}}').count).toBe(0);
   });
 });

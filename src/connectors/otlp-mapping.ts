@@ -185,3 +185,19 @@ export function encodeLogsRequest(
   }));
   return { body: JSON.stringify({ resourceLogs }), records: lines.length - invalid, invalid };
 }
+
+/**
+ * OTLP partial success in a 2xx answer: records the receiver refused, and why.
+ * @example parsePartialSuccess('{"partialSuccess":{"rejectedLogRecords":"3","errorMessage":"bad"}}') // { count: 3, message: "bad" }
+ */
+export function parsePartialSuccess(text: string): { count: number; message: string } {
+  if (!text.includes("rejectedLogRecords")) return { count: 0, message: "" };
+  try {
+    const p = (JSON.parse(text) as { partialSuccess?: Record<string, unknown> }).partialSuccess;
+    const count = Number(p?.rejectedLogRecords ?? 0);
+    const message = typeof p?.errorMessage === "string" ? p.errorMessage.slice(0, 300) : "";
+    return { count: Number.isSafeInteger(count) && count > 0 ? count : 0, message };
+  } catch {
+    return { count: 0, message: "" };
+  }
+}

@@ -269,6 +269,26 @@ describe("hostile: the connector against a receiver that misbehaves", () => {
     expect(bucketIds((await bucketLines(prefix)).records)).toEqual(range(0, 100));
   });
 
+  it("a partial success: the records the receiver says it refused are counted failed, the rest delivered", async () => {
+    const before = col.records().length;
+    proxy = await startOtlpProxy(col.endpoint);
+    const partial =
+      '{"partialSuccess":{"rejectedLogRecords":"3","errorMessage":"3 records over a backend limit"}}';
+    proxy.setRule((seq) => (seq === 1 ? { status: 200, body: partial, forward: true } : undefined));
+    const prefix = uniquePrefix("conn-partial");
+    const log = createLogger(config(prefix, { endpoint: proxy.endpoint }));
+    for (let i = 0; i < 20; i++) log.error("e", { id: i });
+    const res = await log.close({ timeoutMs: 20_000 });
+    expect(connector(res)).toMatchObject({ delivered: 17, failed: 3, pending: 0, ok: false });
+    expect(connector(res).failure).toMatchObject({
+      code: "PartialSuccess",
+      message: "3 records over a backend limit",
+    });
+    // This collector took all 20 (the proxy spoke for a backend that refused 3).
+    expect(collectedIds((await col.waitFor(before + 20)).slice(before))).toEqual(range(0, 20));
+    expect(bucketIds((await bucketLines(prefix)).records)).toEqual(range(0, 20));
+  });
+
   it("a receiver that never answers: each attempt times out, the batch is given up, S3 is unaffected", async () => {
     proxy = await startOtlpProxy(col.endpoint);
     proxy.setRule(() => "stall");

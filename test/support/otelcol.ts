@@ -210,9 +210,12 @@ export interface ProxiedOtlpRequest {
   answer: number | "stall" | "forwarded";
 }
 
-/** What the proxy answers instead of forwarding (undefined: forward; "stall": never answer). */
+/**
+ * What the proxy answers instead of the collector (undefined: forward; "stall": never
+ * answer; `forward: true`: forward, then answer this instead of the collector's answer).
+ */
 export type OtlpAnswer =
-  { status: number; headers?: Record<string, string>; body?: string } | "stall";
+  { status: number; headers?: Record<string, string>; body?: string; forward?: boolean } | "stall";
 
 export interface OtlpProxy {
   endpoint: string;
@@ -234,14 +237,15 @@ export async function startOtlpProxy(target: string): Promise<OtlpProxy> {
       const body = Buffer.concat(chunks);
       const seq = requests.length + 1;
       const answer = rule(seq, req);
-      const shown = answer === "stall" ? "stall" : (answer?.status ?? "forwarded");
+      const shown =
+        answer === "stall" ? "stall" : answer && !answer.forward ? answer.status : "forwarded";
       requests.push({ seq, headers: req.headers, bytes: body.length, answer: shown });
       if (answer === "stall") return; // the socket is destroyed by close()
-      if (answer) {
-        res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
-        res.end(answer.body ?? "");
-        return;
-      }
+      const reply = (a: Exclude<OtlpAnswer, "stall">) => {
+        res.writeHead(a.status, { "content-type": "application/json", ...a.headers });
+        res.end(a.body ?? "");
+      };
+      if (answer && !answer.forward) return reply(answer);
       const fwd = request(
         {
           host: upstream.hostname,
@@ -251,6 +255,11 @@ export async function startOtlpProxy(target: string): Promise<OtlpProxy> {
           headers: req.headers,
         },
         (up) => {
+          if (answer) {
+            up.resume();
+            up.on("end", () => reply(answer));
+            return;
+          }
           res.writeHead(up.statusCode ?? 502, up.headers);
           up.pipe(res);
         },
