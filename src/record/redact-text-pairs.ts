@@ -51,6 +51,11 @@ function takesLineRest(name: string): boolean {
   return /(?:^| )(?:authorization|cookies?)$/.test(n);
 }
 
+/** A name predicate, optionally with a pre-check on the characters before a name's end. */
+type NameTest = ((name: string) => boolean) & {
+  mayEndAt?: (s: string, end: number) => boolean;
+};
+
 interface Replacement {
   start: number;
   end: number;
@@ -61,7 +66,7 @@ interface Replacement {
  * Returns `s` with the value of every pair named by `isSecretName` replaced by "[REDACTED]".
  * @example redactColonPairs('{"user":"bob","password":"hunter2"}', (n) => n === "password") // '{"user":"bob","password":"[REDACTED]"}'
  */
-export function redactColonPairs(s: string, isSecretName: (name: string) => boolean): string {
+export function redactColonPairs(s: string, isSecretName: NameTest): string {
   let out = "";
   let copied = 0;
   let changed = false;
@@ -80,7 +85,7 @@ export function redactColonPairs(s: string, isSecretName: (name: string) => bool
 }
 
 /** `"name" : value` or `\"name\":\"value\"` (JSON text inside a JSON string) at the colon `i`. */
-function jsonMember(s: string, i: number, isSecretName: (n: string) => boolean) {
+function jsonMember(s: string, i: number, isSecretName: NameTest) {
   let e = i;
   while (e > 0 && i - e < MAX_GAP) {
     if (isJsonSpace(s.charCodeAt(e - 1))) e--;
@@ -96,6 +101,7 @@ function jsonMember(s: string, i: number, isSecretName: (n: string) => boolean) 
     if (c === QUOTE || c === BACKSLASH || c < 0x20) break;
     b--;
   }
+  if (isSecretName.mayEndAt?.(s, nameEnd) === false) return null; // no slice, no lookup
   if (b === nameEnd || s.charCodeAt(b - 1) !== QUOTE) return null;
   if (escaped && s.charCodeAt(b - 2) !== BACKSLASH) return null;
   if (!isSecretName(s.slice(b, nameEnd))) return null;
@@ -173,11 +179,8 @@ export function colonNameAt(s: string, i: number): string | undefined {
 }
 
 /** `name: value`, `name: 'value'`, `Authorization: Token …` at the colon `i`. */
-function namedValue(
-  s: string,
-  i: number,
-  isSecretName: (n: string) => boolean,
-): Replacement | null {
+function namedValue(s: string, i: number, isSecretName: NameTest): Replacement | null {
+  if (isSecretName.mayEndAt?.(s, i) === false) return null;
   const name = colonNameAt(s, i);
   if (name === undefined || !isSecretName(name)) return null;
   const b = i - name.length;

@@ -98,6 +98,25 @@ function mayEnd(endings: ReadonlySet<number>, name: string, end: number): boolea
   return endings.has(ending(name, end, 3)) || endings.has(ending(name, end, 2));
 }
 
+/** False only when no name ending at `end` in `s` (nor its singular) can end a listed word. */
+function mayEndAt(endings: ReadonlySet<number>, s: string, end: number): boolean {
+  const last = s.charCodeAt(end - 1) | 0x20;
+  // digits or separators at the end (`x-hub-signature-256`): looked up
+  if (last < 0x61 || last > 0x7a) return true;
+  if (mayEnd(endings, s, end)) return true;
+  if (last !== 0x73) return false;
+  // `passwords`, `apiKeys` through their singular; `cvv2s` is looked up
+  const prev = s.charCodeAt(end - 2) | 0x20;
+  return prev < 0x61 || prev > 0x7a || mayEnd(endings, s, end - 1);
+}
+
+/** A pair-name matcher and its pre-check on the characters before a colon. */
+export interface PairNameMatcher {
+  (name: string): boolean;
+  /** False only when no name ending at `end` in `s` can be sensitive: no slice, no lookup. */
+  mayEndAt(s: string, end: number): boolean;
+}
+
 /**
  * The names whose `name: value` pairs are redacted: the key table's, and with the
  * defaults the credential header names (`x-functions-key: …`). Given the listed `keys`,
@@ -109,21 +128,13 @@ export function createPairNameMatcher(
   isSensitiveKey: (key: string) => boolean,
   defaults: boolean,
   keys?: readonly string[],
-): (name: string) => boolean {
+): PairNameMatcher {
   const lookup = defaults
     ? cached((name) => isSensitiveKey(name) || isCredentialHeaderName(name))
     : isSensitiveKey;
   const endings = keys === undefined ? null : endingsOf(keys, defaults);
-  if (endings === null) return lookup;
-  return (name) => {
-    const n = name.length;
-    const last = name.charCodeAt(n - 1) | 0x20;
-    // digits or separators at the end (`x-hub-signature-256`): looked up
-    if (last < 0x61 || last > 0x7a) return lookup(name);
-    if (mayEnd(endings, name, n)) return lookup(name);
-    if (last !== 0x73) return false;
-    // `passwords`, `apiKeys` through their singular; `cvv2s` is looked up
-    const prev = name.charCodeAt(n - 2) | 0x20;
-    return (prev < 0x61 || prev > 0x7a || mayEnd(endings, name, n - 1)) && lookup(name);
-  };
+  const may = endings === null ? () => true : (s: string, end: number) => mayEndAt(endings, s, end);
+  const matcher = ((name: string) => may(name, name.length) && lookup(name)) as PairNameMatcher;
+  matcher.mayEndAt = may;
+  return matcher;
 }

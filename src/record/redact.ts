@@ -106,12 +106,13 @@ export function compileRedaction(opts: RedactOptions = {}): Redactor {
   // A `name: value` colon in it costs one name lookup ("error: refused" stays on the fast path).
   if (custom.length === 0) {
     const pairName =
-      redactText === null ? () => false : createPairNameMatcher(isSensitiveKey, useDefaults, keys);
+      redactText === null ? null : createPairNameMatcher(isSensitiveKey, useDefaults, keys);
     // local bindings: under a loader that rewrites imports (jiti: tests, bench) an imported
     // function read per call cost ~20 ns a string here
     const nameAt = colonNameAt;
     const plainCheck = isPlainClear;
     const colonClear = (s: string, i: number) => {
+      if (pairName === null || !pairName.mayEndAt(s, i)) return true; // `error: …`: no lookup
       const name = nameAt(s, i);
       return name === undefined || !pairName(name);
     };
