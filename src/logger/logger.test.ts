@@ -364,4 +364,21 @@ describe("§3.2 write()", () => {
       code: "rejected",
     });
   });
+
+  it("a child's write() keeps the child's bindings under the record's own, which cannot overwrite them", async () => {
+    const { log, store } = localLogger();
+    const tenant = log.child({ tenant: "acme" });
+    await tenant.write({
+      message: "ingested",
+      bindings: { clientTimestamp: "t1", tenant: "evil" },
+    });
+    await tenant.write({ message: "no bindings" });
+    await tenant.write({ message: "odd bindings", bindings: "x" as never });
+    await log.close();
+    const lines = (await readBack(store, "")).flatMap((o) => o.lines);
+    const by = new Map(lines.map((l) => [l.message, l.bindings]));
+    expect(by.get("ingested")).toEqual({ clientTimestamp: "t1", tenant: "acme" });
+    expect(by.get("no bindings")).toEqual({ tenant: "acme" });
+    expect(by.get("odd bindings")).toEqual({ tenant: "acme" });
+  });
 });

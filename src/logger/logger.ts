@@ -177,7 +177,9 @@ export class Logger {
     if (service !== undefined) full.service = service;
     if (record.caller !== undefined) full.caller = record.caller;
     if (record.data !== undefined) full.data = record.data;
-    if (record.bindings !== undefined) full.bindings = record.bindings;
+    if (record.bindings !== undefined)
+      full.bindings =
+        this.bindingsJson === undefined ? record.bindings : this.withOwnBindings(record.bindings);
     if (record.error !== undefined) full.error = record.error;
     if (record.traceId !== undefined) full.traceId = record.traceId;
     if (record.spanId !== undefined) full.spanId = record.spanId;
@@ -191,6 +193,15 @@ export class Logger {
     if (this.core.connectors !== null && typeof outcome !== "string")
       this.core.connectors.offer(line, level);
     return outcome;
+  }
+
+  /**
+   * A written record's bindings under this logger's own: a child's bindings (a tenant set by
+   * the server) are kept, and a record cannot overwrite them (an ingested client's cannot).
+   */
+  private withOwnBindings(bindings: unknown): Record<string, unknown> {
+    const own = JSON.parse(this.bindingsJson!) as Record<string, unknown>;
+    return isPlainObject(bindings) ? { ...bindings, ...own } : own;
   }
 
   /** Seals open batches and waits for delivery (or failure, or the timeout). Never rejects. */
