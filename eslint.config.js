@@ -11,12 +11,18 @@ import stowage from "./lint/dependency-homes.js";
 // (one folder per framework subpath: stowage/pino, stowage/express, …) sit beside studio.
 // connectors/ (outbound channels beside the destination, docs/connectors.md) sits beside
 // delivery: of store/ it takes only the retry policy and the error classification.
+// encoders/ (the Parquet/CSV/NDJSON file encoders and the multipart writer they stream into)
+// sits below export and compact, which share it. compact/ reads v1 hours through reader/ and
+// writes through encoders/, so it sits above reader/ (and never imports export/, below);
+// doctor/ and verify/ sit above it, because they read compaction's layout and manifests.
 const LAYERS = [
   ["shared"],
   ["record", "config"],
   ["store", "batch"],
-  ["delivery", "spool", "connectors"],
-  ["logger", "reader", "export", "doctor", "verify"],
+  ["delivery", "spool", "connectors", "encoders"],
+  ["logger", "reader", "export"],
+  ["compact"],
+  ["doctor", "verify"],
   ["studio", "demo", "bridges"],
   ["cli"],
 ];
@@ -54,8 +60,25 @@ function layerZones() {
     },
     {
       target: "./src/verify",
-      from: ["./src/connectors"],
-      message: "verify/ is the read side: it never imports connectors/.",
+      from: ["./src/connectors", "./src/export", "./src/logger"],
+      message: "verify/ is the read side: it never imports connectors/, export/ or the logger.",
+    },
+    {
+      target: "./src/doctor",
+      from: ["./src/reader", "./src/export", "./src/logger"],
+      message:
+        "doctor/ takes compaction's layout from compact/; it never imports reader/, export/ or the logger.",
+    },
+    {
+      target: "./src/compact",
+      from: ["./src/export", "./src/logger", "./src/delivery", "./src/spool", "./src/connectors"],
+      message:
+        "compact/ reads through reader/ and writes through encoders/: it never imports export/ or the write path.",
+    },
+    {
+      target: "./src/encoders",
+      from: ["./src/batch", "./src/record", "./src/config"],
+      message: "encoders/ takes shared/ and the store interface only.",
     },
     {
       target: "./src/connectors",
@@ -75,7 +98,7 @@ const TYPED_FILES = ["src/**/*.ts", "src/**/*.tsx", "test/**/*.ts", "bench/**/*.
 const BOUNDED_CONCAT = [
   "src/shared/read-capped.ts",
   "src/reader/bounded-gunzip.ts",
-  "src/export/multipart-writer.ts",
+  "src/encoders/multipart-writer.ts",
   "src/studio/server.ts",
 ];
 const ARGV_BAN = {

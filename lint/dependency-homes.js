@@ -8,7 +8,7 @@ import { relative, sep } from "node:path";
  * (not its public exports) are reached through one pinned wrapper only.
  */
 export const DEPENDENCY_HOMES = [
-  { specs: ["hyparquet-writer/src/"], homes: ["src/export/formats/hyparquet-internals.ts"] },
+  { specs: ["hyparquet-writer/src/"], homes: ["src/encoders/hyparquet-internals.ts"] },
   { pkgs: ["@aws-sdk/*", "@smithy/*"], homes: ["src/store/"] },
   {
     pkgs: ["better-sqlite3"],

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cursorParam } from "../src/export/cursor.js";
 import { openPostgres } from "../src/export/sources/postgres.js";
 import { chunkSql, keysetSql } from "../src/export/sql.js";
-import { csvRenderer } from "../src/export/formats/csv.js";
+import { csvRenderer } from "../src/encoders/csv.js";
 import {
   batchColumn,
   batchRows,

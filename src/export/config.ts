@@ -18,7 +18,7 @@ import {
   defaultCompression,
   type Compression,
   type FormatName,
-} from "./formats/format.js";
+} from "../encoders/format.js";
 import { exportFileSchema as fileSchema, type exportSchema } from "./config-schema.js";
 import { resolvePrefix } from "./naming.js";
 import type { SourceType } from "./sources/source.js";

@@ -4,7 +4,7 @@
  * tracking the greatest value seen while rows stream by.
  */
 import { StowageError } from "../shared/errors.js";
-import { compareValues, formatDate, formatTimestamp } from "./values.js";
+import { compareValues, formatDate, formatTimestamp } from "../encoders/values.js";
 import type { ColumnKind, QueryParam, SourceType } from "./sources/source.js";
 
 /** Column kinds that can order rows (incremental cursors, keyset keys). */

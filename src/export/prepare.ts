@@ -9,7 +9,7 @@ import type { MultipartUpload, ObjectStore } from "../store/object-store.js";
 import type { RetryPolicyOptions } from "../store/retry-policy.js";
 import type { Previous } from "./commit.js";
 import type { ResolvedExport, ResolvedTuning } from "./config.js";
-import { createFormat, type Format, type FormatOptions } from "./formats/format.js";
+import { createFormat, type Format, type FormatOptions } from "../encoders/format.js";
 import { cleanupFailedRuns, listMarkers, RunMarker, type CleanupResult } from "./in-progress.js";
 import { readKeysetState, type KeysetState } from "./keyset.js";
 import { parseManifest, parseSuccess, sha256Hex } from "./manifest.js";

@@ -11,8 +11,8 @@
  * - on failure the owner calls `abort()`: the open upload is aborted.
  */
 import type { ObjectStore } from "../store/object-store.js";
-import type { Encoder, Format } from "./formats/format.js";
-import { MultipartWriter, type MultipartWriterOptions } from "./multipart-writer.js";
+import type { Encoder, Format } from "../encoders/format.js";
+import { MultipartWriter, type MultipartWriterOptions } from "../encoders/multipart-writer.js";
 import type { Batch, ColumnSpec } from "./sources/source.js";
 
 /** A finished object as the manifest lists it. */

@@ -6,7 +6,7 @@
 import type { ObjectStore } from "../store/object-store.js";
 import type { RetryPolicyOptions } from "../store/retry-policy.js";
 import type { ResolvedExport, ResolvedTuning } from "./config.js";
-import type { Format } from "./formats/format.js";
+import type { Format } from "../encoders/format.js";
 import type { Manifest } from "./manifest.js";
 import type { RunKeys } from "./naming.js";
 import type { PartRecord, RotatingOutput } from "./rotating-output.js";

@@ -21,7 +21,7 @@ import type { ResolvedExport, ResolvedTuning } from "./config.js";
 import { runKeyset } from "./keyset.js";
 import { manifestSchema, type Manifest } from "./manifest.js";
 import { EncoderThread, workerFormat, type EncoderThreadOptions } from "./encoding/thread.js";
-import type { Format } from "./formats/format.js";
+import type { Format } from "../encoders/format.js";
 import { formatOptions, prepareRun, type Prepared } from "./prepare.js";
 import { exportRetryPolicy, retryingStore } from "./retrying-store.js";
 import { RotatingOutput, type PartRecord } from "./rotating-output.js";

@@ -5,7 +5,7 @@
  * transferred ArrayBuffers, in order, before the answer to the request that made them.
  */
 import type { StowageErrorCode } from "../../shared/errors.js";
-import type { FormatOptions } from "../formats/format.js";
+import type { FormatOptions } from "../../encoders/format.js";
 import type { ColumnSpec } from "../sources/source.js";
 
 export type ToWorker =

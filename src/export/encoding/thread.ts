@@ -19,7 +19,7 @@
 import type { ResourceLimits } from "node:worker_threads";
 import { StowageError } from "../../shared/errors.js";
 import { AwaitedWorker, startWorker } from "../../shared/worker-thread.js";
-import type { ByteSink, Encoder, Format, FormatOptions } from "../formats/format.js";
+import type { ByteSink, Encoder, Format, FormatOptions } from "../../encoders/format.js";
 import { batchRows, type Batch, type ColumnSpec } from "../sources/source.js";
 import { packRows, type FromWorker, type ToWorker } from "./protocol.js";
 

@@ -1,11 +1,11 @@
 /**
  * Entry of the encoding thread: runs the same Format encoders as the main
- * thread (formats/*.ts) for every output of a run, and posts their bytes back.
+ * thread (encoders/*.ts) for every output of a run, and posts their bytes back.
  * Loaded only through `new Worker(...)` by thread.ts; importing it elsewhere does
  * nothing. Requests are handled one after another, in the order they came.
  */
 import { parentPort } from "node:worker_threads";
-import { createFormat, type ByteSink, type Encoder } from "../formats/format.js";
+import { createFormat, type ByteSink, type Encoder } from "../../encoders/format.js";
 import { unpackRows, type FromWorker, type ToWorker, type WireError } from "./protocol.js";
 
 function toWire(err: unknown): WireError {

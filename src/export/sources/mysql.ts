@@ -11,7 +11,7 @@ import {
   parseDateText,
   parseTimestampMicros,
   timestampTextToIso,
-} from "../values.js";
+} from "../../encoders/values.js";
 import type {
   ColumnKind,
   ColumnSpec,

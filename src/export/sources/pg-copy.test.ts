@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
-import { csvRenderer } from "../formats/csv.js";
+import { csvRenderer } from "../../encoders/csv.js";
 import {
   BinaryCopyParser,
   copyDecoders,
@@ -15,7 +15,7 @@ import {
   ValueBatcher,
 } from "./pg-copy.js";
 import type { CsvLines, Row } from "./source.js";
-import { safeInteger } from "../values.js";
+import { safeInteger } from "../../encoders/values.js";
 
 /** A binary COPY stream of (int4, text, int8) rows; null fields are NULL. */
 function stream(rows: (readonly [number | null, string | null, bigint | null])[]): Buffer {

@@ -14,7 +14,7 @@ import { connect } from "node:net";
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { utf8Slice } from "../../shared/buffer-text.js";
 import { StowageError } from "../../shared/errors.js";
-import { writeCsvText } from "../formats/csv.js";
+import { writeCsvText } from "../../encoders/csv.js";
 import { nested } from "../sql.js";
 import {
   DATE_TEXT_MAX,
@@ -28,7 +28,7 @@ import {
   writeDigits,
   writeInt,
   writeTimestamp,
-} from "../values.js";
+} from "../../encoders/values.js";
 import {
   CsvLines,
   type Batch,

@@ -18,7 +18,7 @@ import {
   parseTimestampMicros,
   safeInteger,
   timestampTextToIso,
-} from "../values.js";
+} from "../../encoders/values.js";
 import type {
   ColumnKind,
   ColumnSpec,

@@ -9,9 +9,9 @@
  * they are.
  */
 import { writePageHeader, writeRleBitPackedHybrid } from "./hyparquet-internals.js";
-import { utf8Write } from "../../shared/buffer-text.js";
-import type { ColumnKind } from "../sources/source.js";
-import { decimalToUnscaled, unscaledDecimal } from "../values.js";
+import { utf8Write } from "../shared/buffer-text.js";
+import type { ColumnKind } from "./columns.js";
+import { decimalToUnscaled, unscaledDecimal } from "./values.js";
 
 type Writer = Parameters<typeof writePageHeader>[0];
 type PageHeader = Parameters<typeof writePageHeader>[1];

@@ -10,7 +10,7 @@ import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import { readParquet } from "parquet-wasm";
 import { tableFromIPC } from "apache-arrow";
-import type { ColumnSpec, Row } from "../sources/source.js";
+import type { ColumnSpec, Row } from "./columns.js";
 import { ByteWriter } from "hyparquet-writer";
 import { writeMetadata } from "./hyparquet-internals.js";
 import { createFormat, type Compression } from "./format.js";

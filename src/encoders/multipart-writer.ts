@@ -21,7 +21,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { StowageError } from "../shared/errors.js";
 import type { MultipartUpload, ObjectStore } from "../store/object-store.js";
-import type { ByteSink } from "./formats/format.js";
+import type { ByteSink } from "./format.js";
 
 export interface MultipartWriterOptions {
   /** Bytes per part (S3: ≥ 5 MiB). Default 8 MiB. */

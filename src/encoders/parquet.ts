@@ -11,7 +11,7 @@
 import { gzipSync } from "node:zlib";
 import { ByteWriter, type ParquetWriter } from "hyparquet-writer";
 import { snappyCompress, writeMetadata } from "./hyparquet-internals.js";
-import { batchRows, type Batch, type ColumnSpec } from "../sources/source.js";
+import { batchRows, type Batch, type ColumnSpec } from "./columns.js";
 import type { ByteSink, Encoder, Format, FormatOptions } from "./format.js";
 import {
   ColumnChunkBuilder,

@@ -3,8 +3,8 @@
  * `"`, `,`, CR or LF (quotes doubled). NULL is an empty field; an empty string
  * is `""`, so the two stay distinguishable. Optional gzip (one member).
  */
-import type { ColumnKind, ColumnSpec, Row } from "../sources/source.js";
-import { formatDate, formatTimestamp } from "../values.js";
+import type { ColumnKind, ColumnSpec, Row } from "./columns.js";
+import { formatDate, formatTimestamp } from "./values.js";
 import type { Format, FormatOptions } from "./format.js";
 import { TextFileEncoder } from "./text-encoder.js";
 

@@ -3,8 +3,8 @@
  * numbers with every digit; decimals, timestamps (ISO 8601) and bytes (base64) are
  * strings; JSON columns are embedded as JSON. Optional gzip (one member).
  */
-import type { ColumnKind, ColumnSpec, Row } from "../sources/source.js";
-import { formatDate, formatTimestamp } from "../values.js";
+import type { ColumnKind, ColumnSpec, Row } from "./columns.js";
+import { formatDate, formatTimestamp } from "./values.js";
 import type { Format, FormatOptions } from "./format.js";
 import { TextFileEncoder } from "./text-encoder.js";
 

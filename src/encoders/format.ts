@@ -3,7 +3,7 @@
  * pushed to a `ByteSink` as they are produced (never a whole file in memory),
  * plus the file extension and content type of what it writes.
  */
-import type { Batch, ColumnSpec } from "../sources/source.js";
+import type { Batch, ColumnSpec } from "./columns.js";
 
 export type FormatName = "parquet" | "csv" | "ndjson";
 export type Compression = "zstd" | "snappy" | "gzip" | "none";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { gunzipSync } from "node:zlib";
 import { parquetReadObjects, parquetMetadata } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
-import type { ColumnSpec, Row } from "../sources/source.js";
+import type { ColumnSpec, Row } from "./columns.js";
 import { createFormat, type ByteSink, type Compression } from "./format.js";
 
 const columns: ColumnSpec[] = [

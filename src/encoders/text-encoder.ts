@@ -9,8 +9,8 @@
  * compressed output is drained to the sink after every hand-off.
  */
 import { createGzip, type Gzip } from "node:zlib";
-import { utf8Write } from "../../shared/buffer-text.js";
-import { batchRows, CsvLines, type Batch, type Row } from "../sources/source.js";
+import { utf8Write } from "../shared/buffer-text.js";
+import { batchRows, CsvLines, type Batch, type Row } from "./columns.js";
 import type { ByteSink, Encoder } from "./format.js";
 
 export type RenderRow = (row: Row) => string;
