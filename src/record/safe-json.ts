@@ -7,13 +7,12 @@ import type { LogRecord } from "./record.js";
 import { initialStates, PATH_MATCH, stepPaths, type PathStates } from "./redact-paths.js";
 import { writeJson } from "./write-json.js";
 import { isPlainAscii } from "./plain-string.js";
-import { PLAIN_CHECK_MAX } from "./walk-context.js";
+import { fieldText, PLAIN_CHECK_MAX, structuralText } from "./walk-context.js";
 import {
   createContext,
   REDACTED,
   UNSERIALIZABLE,
   walk,
-  wellFormed,
   type SanitizeOptions,
   type WalkContext,
 } from "./sanitize.js";
@@ -33,9 +32,9 @@ export function sanitizeRecord(record: LogRecord, opts: SanitizeOptions = {}): L
   const ctx = createContext(opts);
   const states = ctx.plan === null ? null : initialStates(ctx.plan.paths);
   const out = {
-    timestamp: structural(record.timestamp, ctx),
-    level: structural(record.level, ctx),
-    message: field("message", text(record.message), ctx, states),
+    timestamp: structuralText(record.timestamp, ctx),
+    level: structuralText(record.level, ctx),
+    message: field("message", fieldText(record.message), ctx, states),
   } as Record<string, unknown>;
   put(out, "service", record.service, ctx, states, true);
   put(out, "caller", record.caller, ctx, states, true);
@@ -83,15 +82,19 @@ function writeRecord(
     const states = ctx.plan === null ? null : initialStates(ctx.plan.paths);
     let out = `{"timestamp":${recentJson(record.timestamp, ctx, recentTimestamp)},"level":${recentJson(record.level, ctx, recentLevel)},"message":`;
     out += messageJson(record.message, ctx, states);
-    if (record.service !== undefined) out += putJson("service", text(record.service), ctx, states);
-    if (record.caller !== undefined) out += putJson("caller", text(record.caller), ctx, states);
+    if (record.service !== undefined)
+      out += putJson("service", fieldText(record.service), ctx, states);
+    if (record.caller !== undefined)
+      out += putJson("caller", fieldText(record.caller), ctx, states);
     if (record.data !== undefined) out += putJson("data", record.data, ctx, states);
     if (bindingsJson !== undefined) out += `,"bindings":${bindingsJson}`;
     else if (record.bindings !== undefined)
       out += putJson("bindings", record.bindings, ctx, states);
     if (record.error !== undefined) out += putJson("error", record.error, ctx, states);
-    if (record.traceId !== undefined) out += putJson("traceId", text(record.traceId), ctx, states);
-    if (record.spanId !== undefined) out += putJson("spanId", text(record.spanId), ctx, states);
+    if (record.traceId !== undefined)
+      out += putJson("traceId", fieldText(record.traceId), ctx, states);
+    if (record.spanId !== undefined)
+      out += putJson("spanId", fieldText(record.spanId), ctx, states);
     return `${out}}`;
   } catch {
     ctx.stack.length = 0;
@@ -142,7 +145,7 @@ let lastMessageJson = "";
  */
 function messageJson(v: unknown, ctx: WalkContext, states: PathStates | null): string {
   if (v === lastMessage && ctx === lastMessageCtx && states === null) return lastMessageJson;
-  const json = fieldJson("message", text(v), ctx, states)!; // a string is never dropped
+  const json = fieldJson("message", fieldText(v), ctx, states)!; // a string is never dropped
   if (typeof v === "string" && states === null) {
     lastMessage = v;
     lastMessageCtx = ctx;
@@ -159,7 +162,7 @@ interface Recent {
 const recentTimestamp: Recent = { text: "", json: '""' };
 const recentLevel: Recent = { text: "", json: '""' };
 
-/** JSON text of `structural(v, ctx)`, reusing `recent` for the same text. */
+/** JSON text of `structuralText(v, ctx)`, reusing `recent` for the same text. */
 function recentJson(v: unknown, ctx: WalkContext, recent: Recent): string {
   if (v === recent.text && recent.text.length <= ctx.maxString) return recent.json;
   const json = structuralJson(v, ctx);
@@ -170,12 +173,12 @@ function recentJson(v: unknown, ctx: WalkContext, recent: Recent): string {
   return json;
 }
 
-/** JSON text of `structural(v, ctx)`. */
+/** JSON text of `structuralText(v, ctx)`. */
 function structuralJson(v: unknown, ctx: WalkContext): string {
   if (typeof v === "string" && v.length <= ctx.maxString && v.length <= PLAIN_CHECK_MAX) {
     if (isPlainAscii(v)) return `"${v}"`;
   }
-  return JSON.stringify(structural(v, ctx));
+  return JSON.stringify(structuralText(v, ctx));
 }
 
 /**
@@ -211,7 +214,7 @@ function put(
   asText: boolean,
 ): void {
   if (v === undefined) return;
-  const r = field(name, asText ? text(v) : v, ctx, states);
+  const r = field(name, asText ? fieldText(v) : v, ctx, states);
   if (r !== undefined) out[name] = r;
 }
 
@@ -221,31 +224,13 @@ function field(name: string, v: unknown, ctx: WalkContext, states: PathStates | 
   return next === PATH_MATCH ? REDACTED : walk(v, 0, ctx, next);
 }
 
-/** `timestamp`/`level`: text, capped and surrogate-repaired, never pattern-scanned. */
-function structural(v: unknown, ctx: WalkContext): string {
-  let s = text(v);
-  if (s.length > ctx.maxString) s = s.slice(0, ctx.maxString);
-  return wellFormed(s);
-}
-
-/** Structural fields are text; anything else is converted without throwing. */
-function text(v: unknown): string {
-  if (typeof v === "string") return v;
-  if (v === undefined || v === null) return "";
-  try {
-    return String(v);
-  } catch {
-    return UNSERIALIZABLE;
-  }
-}
-
 function fallbackLine(record: LogRecord): string {
   const ctx = createContext({ maxStringLength: 64 });
   let timestamp = "";
   let level = "";
   try {
-    timestamp = structural(record.timestamp, ctx);
-    level = structural(record.level, ctx);
+    timestamp = structuralText(record.timestamp, ctx);
+    level = structuralText(record.level, ctx);
   } catch {
     // keep the empty defaults
   }

@@ -1,6 +1,7 @@
 /**
- * The sanitising walk's options, context and leaf rules: caps, markers, the
- * redaction plan interface, string repair/redaction/truncation and safe key setting.
+ * The record walk's options, context and leaf rules: caps, markers, the
+ * redaction plan interface, string repair/redaction/truncation, text fields and
+ * safe key setting (shared by the writer, write-json.ts, and the test reference).
  */
 import type { CompiledPath } from "./redact-paths.js";
 
@@ -119,6 +120,31 @@ export function walkString(s: string, ctx: WalkContext): string {
     s = `${s}…[truncated ${dropped} chars]`; // redaction shrank the scanned part below the cap
   }
   return s;
+}
+
+/**
+ * A record's text field (`message`, `service`, …) as text; anything else is converted
+ * without throwing.
+ * @example fieldText(42) // "42"
+ */
+export function fieldText(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (v === undefined || v === null) return "";
+  try {
+    return String(v);
+  } catch {
+    return UNSERIALIZABLE;
+  }
+}
+
+/**
+ * `timestamp`/`level`: text, capped and surrogate-repaired, never pattern-scanned.
+ * @example structuralText("info", ctx) // "info"
+ */
+export function structuralText(v: unknown, ctx: WalkContext): string {
+  let s = fieldText(v);
+  if (s.length > ctx.maxString) s = s.slice(0, ctx.maxString);
+  return wellFormed(s);
 }
 
 /** Sets an own enumerable data property, `__proto__` included, without touching the prototype. */

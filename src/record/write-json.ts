@@ -1,27 +1,30 @@
 /**
- * The sanitising walk (sanitize.ts) written straight to JSON text: the same
- * rules, caps and redaction, without building the plain copy first and
- * stringifying it after. For every value, `writeJson(v, …)` is exactly
- * `JSON.stringify(walk(v, …))` (undefined when the walk drops the value).
+ * The one record walk (§3.1, §3.3): any value straight to JSON text, caps and
+ * redaction applied on the way. It never throws: cycles → "[Circular]", BigInt →
+ * decimal text, functions/symbols/undefined dropped (null in arrays), throwing
+ * getters/traps/toJSON → "[Unserializable]", lone surrogates → U+FFFD, `__proto__`
+ * an ordinary key. The text is what `JSON.stringify` makes of the walk's plain copy
+ * (test/support/reference-walk.ts, held to it by a property test); callers that
+ * need a plain object parse it (safe-json.ts).
  *
- * Plain objects, arrays and primitives are written here; built-ins with a
- * meaning of their own (dates, errors, Map/Set, binary) and objects whose keys
- * the plain copy would reorder or merge (integer-like, over-long or malformed
- * keys, a literal "…" key) are walked by sanitize.ts and stringified, so
- * both paths share one definition of every rule.
+ * Plain objects, arrays and strings take the hot path. Built-ins with a meaning of
+ * their own (dates, errors, Map/Set, binary) and objects whose keys a plain object
+ * would reorder or merge (integer-like, over-long or malformed keys, a literal "…")
+ * collect their members' JSON in a plain object first, which orders them as the copy.
+ * One module: the walk is mutually recursive, and under the bench's loader (jiti)
+ * every imported call on the hot path costs ~20 ns.
  */
 import { PATH_MATCH, stepPaths, type PathStates } from "./redact-paths.js";
-import { NOT_SPECIAL, specialLeaf, walkProps } from "./sanitize.js";
 import { isPlainAscii } from "./plain-string.js";
+import { shapeOf as importedShapeOf } from "./write-json-keys.js";
 import {
   CIRCULAR,
   MAX_DEPTH,
-  MAX_KEY_LENGTH,
   PLAIN_CHECK_MAX,
   REDACTED,
+  setOwn,
   UNSERIALIZABLE,
   walkString,
-  type RedactionPlan,
   type WalkContext,
 } from "./walk-context.js";
 
@@ -29,9 +32,13 @@ const REDACTED_JSON = JSON.stringify(REDACTED);
 const CIRCULAR_JSON = JSON.stringify(CIRCULAR);
 const UNSERIALIZABLE_JSON = JSON.stringify(UNSERIALIZABLE);
 const MAX_DEPTH_JSON = JSON.stringify(MAX_DEPTH);
+// a local binding: under a loader that rewrites imports (jiti: tests, bench) an imported
+// function read per call costs ~20 ns, and this one runs for every object
+const shapeOf = importedShapeOf;
 
 /**
- * JSON text of `walk(v, depth, ctx, states)`, or undefined when the walk drops `v`.
+ * JSON text of `v` at `depth` (`states`: the live custom-path matchers, null when none),
+ * or undefined when the walk drops `v`.
  * @example writeJson({ n: 1n, token: "x" }, 0, ctx, null) // '{"n":"1","token":"[REDACTED]"}'
  */
 export function writeJson(
@@ -74,8 +81,6 @@ function objectJson(
   ctx: WalkContext,
   states: PathStates | null,
 ): string | undefined {
-  // The same guard as sanitize.ts walkObject, kept inline: a generic guard shared by
-  // both walkers measured slower on this hot path (one call site for two walkers).
   if (ctx.stack.includes(o)) return CIRCULAR_JSON;
   ctx.stack.push(o);
   try {
@@ -94,8 +99,13 @@ function objectJsonInner(
   states: PathStates | null,
 ): string | undefined {
   const isArray = Array.isArray(o);
-  const leaf = specialLeaf(o, isArray, depth, ctx, states);
-  if (leaf !== NOT_SPECIAL) return leaf === undefined ? undefined : JSON.stringify(leaf);
+  if (!isArray) {
+    const proto: unknown = Object.getPrototypeOf(o);
+    if (proto !== Object.prototype && proto !== null && proto !== Array.prototype) {
+      const leaf = builtinJson(o, depth, ctx, states);
+      if (leaf !== NOT_BUILTIN) return leaf;
+    }
+  }
   if (depth >= ctx.maxDepth) return MAX_DEPTH_JSON;
   if (typeof (o as { toJSON?: unknown }).toJSON === "function") {
     return writeJson((o as { toJSON: () => unknown }).toJSON(), depth + 1, ctx, states);
@@ -104,7 +114,7 @@ function objectJsonInner(
   return propsJson(o, Object.keys(o), depth, ctx, states);
 }
 
-/** Mirrors walkProps (walkMember for each key), for keys the plain copy keeps as they are and in this order. */
+/** An ordinary object's first maxObjectKeys `keys`, each through memberJson. */
 function propsJson(
   o: object,
   keys: string[],
@@ -115,7 +125,7 @@ function propsJson(
   const n = Math.min(keys.length, ctx.maxKeys);
   const plan = ctx.plan;
   const shape = shapeOf(keys, n, plan);
-  if (shape === undefined) return JSON.stringify(walkProps(o, keys, depth, ctx, states));
+  if (shape === undefined) return reorderedPropsJson(o, keys, depth, ctx, states);
   const { names, commaNames, sensitive } = shape;
   let out = "{";
   for (let i = 0; i < n; i++) {
@@ -142,14 +152,7 @@ function propsJson(
       out += '"';
       continue;
     }
-    let r: string | undefined;
-    if (plan === null) r = writeJson(v, depth + 1, ctx, null);
-    else if (sensitive![i]) r = REDACTED_JSON;
-    else if (states === null) r = writeJson(v, depth + 1, ctx, null);
-    else {
-      const next = stepPaths(plan.paths, states, k);
-      r = next === PATH_MATCH ? REDACTED_JSON : writeJson(v, depth + 1, ctx, next);
-    }
+    const r = memberJson(k, v, sensitive !== null && sensitive[i]!, depth + 1, ctx, states);
     if (r !== undefined) {
       out += out.length === 1 ? names[i]! : commaNames[i]!;
       out += r;
@@ -161,41 +164,28 @@ function propsJson(
   return `${out}}`;
 }
 
-/** The first `n` keys of an object as written: each `"key":` and whether the plan redacts its value. */
-interface Shape {
-  keys: readonly string[];
-  n: number;
-  plan: RedactionPlan | null;
-  names: string[];
-  /** `,"key":`, for every member after the first. */
-  commaNames: string[];
-  sensitive: boolean[] | null;
+/**
+ * JSON text of one member's value under key `k` (the caller drops undefined, functions
+ * and symbols): "[REDACTED]" when its key is `sensitive` or a custom path ends at it.
+ */
+function memberJson(
+  k: string,
+  v: unknown,
+  sensitive: boolean,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): string | undefined {
+  if (sensitive) return REDACTED_JSON;
+  if (states === null) return writeJson(v, depth, ctx, null);
+  const next = stepPaths(ctx.plan!.paths, states, k);
+  return next === PATH_MATCH ? REDACTED_JSON : writeJson(v, depth, ctx, next);
 }
 
-/** Consecutive records mostly log objects of one shape: the last one is kept. */
-let lastShape: Shape | null = null;
-
-/** The shape of `keys`, or undefined when the plain copy would change a key or its place. */
-function shapeOf(keys: string[], n: number, plan: RedactionPlan | null): Shape | undefined {
-  const last = lastShape;
-  if (last !== null && last.n === n && last.plan === plan) {
-    let i = 0;
-    while (i < n && last.keys[i] === keys[i]) i++;
-    if (i === n) return last;
-  }
-  const names: string[] = [];
-  const sensitive: boolean[] | null = plan === null ? null : [];
-  for (let i = 0; i < n; i++) {
-    const name = keyJson(keys[i]!);
-    if (name === undefined) return undefined;
-    names.push(name);
-    sensitive?.push(plan!.isSensitiveKey(keys[i]!));
-  }
-  lastShape = { keys, n, plan, names, commaNames: names.map((x) => `,${x}`), sensitive };
-  return lastShape;
-}
-
-/** Mirrors walkArray. */
+/**
+ * An array's first maxArrayLength elements (a hole or a dropped value → null), values
+ * after a sensitive name in a name/value list redacted (rawHeaders, HAR).
+ */
 function arrayJson(
   a: unknown[],
   depth: number,
@@ -232,23 +222,144 @@ function arrayJson(
   return `${out}]`;
 }
 
-const KEY_CACHE_MAX = 4096;
-/** Key → `"key":` for keys the plain copy keeps unchanged and in place. */
-const keyCache = new Map<string, string>();
+/** Returned by builtinJson for objects without a meaning of their own (written as plain objects). */
+const NOT_BUILTIN = Symbol("not a built-in");
+
+/** Built-in objects with a meaning of their own: dates, errors, binary, Map/Set, boxed primitives. */
+function builtinJson(
+  o: object,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): string | undefined | typeof NOT_BUILTIN {
+  if (o instanceof Date)
+    return Number.isNaN(o.getTime()) ? '"Invalid Date"' : JSON.stringify(o.toISOString());
+  if (o instanceof Error)
+    return depth >= ctx.maxDepth ? MAX_DEPTH_JSON : errorJson(o, depth, ctx, states);
+  if (ArrayBuffer.isView(o)) {
+    const kind =
+      typeof Buffer !== "undefined" && Buffer.isBuffer(o) ? "Buffer" : o.constructor.name;
+    return JSON.stringify(`[${kind} ${o.byteLength} bytes]`);
+  }
+  if (o instanceof ArrayBuffer || o instanceof SharedArrayBuffer)
+    return JSON.stringify(`[${o.constructor.name} ${o.byteLength} bytes]`);
+  if (o instanceof String || o instanceof Number || o instanceof Boolean || o instanceof BigInt) {
+    return writeJson(o.valueOf(), depth, ctx, states);
+  }
+  if (o instanceof RegExp) return stringJson(String(o), ctx);
+  if (depth >= ctx.maxDepth && (o instanceof Map || o instanceof Set)) return MAX_DEPTH_JSON;
+  if (o instanceof Map) return mapJson(o, depth, ctx, states);
+  if (o instanceof Set) return arrayJson(Array.from(o), depth, ctx, states);
+  return NOT_BUILTIN;
+}
 
 /**
- * `"key":`, or undefined when the plain copy would change the key or its place:
- * integer-like keys (objects list them first), keys setOwn cuts or repairs
- * (two could become one), and "…" (the more-keys marker).
+ * Members' JSON by key, in a plain object: setOwn cuts, repairs and places each key as
+ * a plain copy would (integer-like keys first, two keys cut to one kept once).
  */
-function keyJson(k: string): string | undefined {
-  const hit = keyCache.get(k);
-  if (hit !== undefined) return hit;
-  const c = k.charCodeAt(0);
-  if ((c >= 0x30 && c <= 0x39) || k.length > MAX_KEY_LENGTH || k === "…") return undefined;
-  if (!(k as unknown as { isWellFormed(): boolean }).isWellFormed()) return undefined;
-  const json = `${JSON.stringify(k)}:`;
-  if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
-  keyCache.set(k, json);
-  return json;
+type Members = Record<string, string>;
+
+/** `{…}` of the collected members, in the plain object's key order. */
+function membersJson(out: Members): string {
+  let json = "{";
+  for (const k of Object.keys(out)) {
+    if (json.length > 1) json += ",";
+    json += `${JSON.stringify(k)}:${out[k]}`;
+  }
+  return `${json}}`;
+}
+
+/** Adds member `k` to `out` unless it is dropped; `v` is read already. */
+function putMember(
+  out: Members,
+  k: string,
+  v: unknown,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): void {
+  if (v === undefined || typeof v === "function" || typeof v === "symbol") return;
+  const sensitive = ctx.plan !== null && ctx.plan.isSensitiveKey(k);
+  const r = memberJson(k, v, sensitive, depth, ctx, states);
+  if (r !== undefined) setOwn(out, k, r);
+}
+
+/** propsJson for objects whose keys a plain copy would change or move (see keyJson). */
+function reorderedPropsJson(
+  o: object,
+  keys: string[],
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): string {
+  const out: Members = {};
+  const n = Math.min(keys.length, ctx.maxKeys);
+  for (let i = 0; i < n; i++) putMember(out, keys[i]!, read(o, keys[i]!), depth + 1, ctx, states);
+  if (keys.length > n) setOwn(out, "…", `"[+${keys.length - n} more keys]"`);
+  return membersJson(out);
+}
+
+/** A property's value, "[Unserializable]" when its getter or a Proxy trap throws. */
+function read(o: object, k: string): unknown {
+  try {
+    return (o as Record<string, unknown>)[k];
+  } catch {
+    return UNSERIALIZABLE;
+  }
+}
+
+/** A Map: an object when every key is a primitive, else an array of [key, value] pairs. */
+function mapJson(
+  m: Map<unknown, unknown>,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): string {
+  for (const k of m.keys()) {
+    if (typeof k === "object" ? k !== null : typeof k === "function" || typeof k === "symbol")
+      return arrayJson(Array.from(m.entries()), depth, ctx, states);
+  }
+  const out: Members = {};
+  let i = 0;
+  for (const [k, v] of m) {
+    if (i++ >= ctx.maxKeys) {
+      setOwn(out, "…", `"[+${m.size - ctx.maxKeys} more keys]"`);
+      break;
+    }
+    putMember(out, String(k), v, depth + 1, ctx, states);
+  }
+  return membersJson(out);
+}
+
+const ERROR_FIELDS = new Set(["name", "message", "stack", "code", "status", "cause", "errors"]);
+
+/** Error → {name, message, stack?, code?, status?, cause?, errors?, ...own enumerable props}. */
+function errorJson(e: Error, depth: number, ctx: WalkContext, states: PathStates | null): string {
+  const out: Members = {};
+  const d = depth + 1;
+  const name = read(e, "name");
+  const message = read(e, "message");
+  putMember(out, "name", typeof name === "string" ? name : "Error", d, ctx, states);
+  const text = typeof message === "string" ? message : String(message ?? "");
+  putMember(out, "message", text, d, ctx, states);
+  const stack = read(e, "stack");
+  if (typeof stack === "string") putMember(out, "stack", stack, d, ctx, states);
+  putMember(out, "code", read(e, "code"), d, ctx, states);
+  let status = read(e, "status") ?? read(e, "statusCode");
+  if (status === undefined) {
+    const meta = read(e, "$metadata");
+    if (meta !== null && typeof meta === "object")
+      status = (meta as { httpStatusCode?: unknown }).httpStatusCode;
+  }
+  putMember(out, "status", status, d, ctx, states);
+  putMember(out, "cause", read(e, "cause"), d, ctx, states);
+  const errors = read(e, "errors");
+  if (Array.isArray(errors)) putMember(out, "errors", errors, d, ctx, states);
+  const keys = Object.keys(e);
+  const n = Math.min(keys.length, ctx.maxKeys);
+  for (let i = 0; i < n; i++) {
+    const k = keys[i]!;
+    if (!ERROR_FIELDS.has(k)) putMember(out, k, read(e, k), d, ctx, states);
+  }
+  return membersJson(out);
 }

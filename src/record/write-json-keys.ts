@@ -1,0 +1,65 @@
+/**
+ * How the writer (write-json.ts) writes an object's keys: `"key":` per key, cached, and
+ * the last object shape, so consecutive records of one shape cost one comparison a key.
+ * Keys a plain object would change or move are left to the writer's reordering path.
+ */
+import type { RedactionPlan } from "./walk-context.js";
+import { MAX_KEY_LENGTH } from "./walk-context.js";
+
+/** The first `n` keys of an object as written: each `"key":` and whether the plan redacts its value. */
+export interface Shape {
+  keys: readonly string[];
+  n: number;
+  plan: RedactionPlan | null;
+  names: string[];
+  /** `,"key":`, for every member after the first. */
+  commaNames: string[];
+  sensitive: boolean[] | null;
+}
+
+/** Consecutive records mostly log objects of one shape: the last one is kept. */
+let lastShape: Shape | null = null;
+
+/**
+ * The shape of `keys`, or undefined when a plain object would change a key or its place.
+ * @example shapeOf(["a", "b"], 2, null)?.names // ['"a":', '"b":']
+ */
+export function shapeOf(keys: string[], n: number, plan: RedactionPlan | null): Shape | undefined {
+  const last = lastShape;
+  if (last !== null && last.n === n && last.plan === plan) {
+    let i = 0;
+    while (i < n && last.keys[i] === keys[i]) i++;
+    if (i === n) return last;
+  }
+  const names: string[] = [];
+  const sensitive: boolean[] | null = plan === null ? null : [];
+  for (let i = 0; i < n; i++) {
+    const name = keyJson(keys[i]!);
+    if (name === undefined) return undefined;
+    names.push(name);
+    sensitive?.push(plan!.isSensitiveKey(keys[i]!));
+  }
+  lastShape = { keys, n, plan, names, commaNames: names.map((x) => `,${x}`), sensitive };
+  return lastShape;
+}
+
+const KEY_CACHE_MAX = 4096;
+/** Key → `"key":` for keys the plain copy keeps unchanged and in place. */
+const keyCache = new Map<string, string>();
+
+/**
+ * `"key":`, or undefined when the plain copy would change the key or its place:
+ * integer-like keys (objects list them first), keys setOwn cuts or repairs
+ * (two could become one), and "…" (the more-keys marker).
+ */
+function keyJson(k: string): string | undefined {
+  const hit = keyCache.get(k);
+  if (hit !== undefined) return hit;
+  const c = k.charCodeAt(0);
+  if ((c >= 0x30 && c <= 0x39) || k.length > MAX_KEY_LENGTH || k === "…") return undefined;
+  if (!(k as unknown as { isWellFormed(): boolean }).isWellFormed()) return undefined;
+  const json = `${JSON.stringify(k)}:`;
+  if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
+  keyCache.set(k, json);
+  return json;
+}
