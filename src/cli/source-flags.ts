@@ -1,6 +1,6 @@
 /**
- * The S3 source flags shared by `stowage logs` and `stowage studio` (SPEC §5.1):
- * region, endpoint, path style, profile, credential variable names, trusted hosts.
+ * The S3 source flags shared by `stowage logs`, `stowage studio` and `stowage verify --source`
+ * (SPEC §5.1): region, endpoint, path style, profile, credential variable names, trusted hosts.
  */
 import type { Command } from "commander";
 import type { OpenSourceOptions } from "../reader/index.js";

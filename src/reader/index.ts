@@ -11,6 +11,21 @@ export {
 export { parseTimeArg, resolveRange, hoursNewestFirst } from "./time-range.js";
 export type { TimeRange } from "./time-range.js";
 export { DEFAULT_CACHE_BYTES } from "./object-cache.js";
+export {
+  DEFAULT_POLL_LIMITS,
+  DEFAULT_FOLLOW_INTERVAL_MS,
+  DEFAULT_FOLLOW_LATE_MS,
+  resolvePollLimits,
+} from "./follow.js";
+export type {
+  Follow,
+  FollowEvent,
+  FollowOptions,
+  FollowStats,
+  PollLimits,
+  PollOutcome,
+  PollSpend,
+} from "./follow.js";
 export type {
   GrantLimits,
   LimitName,

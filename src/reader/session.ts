@@ -21,7 +21,7 @@ import { throwIfAborted } from "../shared/abort.js";
 import { StowageError } from "../shared/errors.js";
 import { dropAhead, finishAhead, startAhead, type AheadGet } from "./get-ahead.js";
 import { emptyStats, Grant, type SessionStats } from "./grant.js";
-import { HourWalk, type WalkEnv } from "./hour-walk.js";
+import { HourWalk, type QueuedObject, type WalkEnv } from "./hour-walk.js";
 import type { ObjectCache } from "./object-cache.js";
 import { readObject, type ObjectTarget, type ReadContext } from "./object-reader.js";
 import { resolveLimits } from "./limits.js";
@@ -52,6 +52,8 @@ export interface SessionContext {
   concurrency: number;
   /** What objects are checked against besides their checksum (unverified marks). */
   verification?: VerificationOptions;
+  /** Called when the walk is done with an object (read to its end, or reported): follow.ts remembers it. */
+  onObjectDone?: (obj: QueuedObject) => void;
 }
 
 /** The session behind `source.query()`; see ReaderSession. */
@@ -212,6 +214,7 @@ export class QuerySession implements ReaderSession {
         }
         if (out.next === null) {
           hour.queue.shift();
+          this.ctx.onObjectDone?.(target);
           this.line = 0;
           grant.progressed = true;
         } else {

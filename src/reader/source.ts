@@ -17,6 +17,7 @@ import { processEnv, type Env } from "../config/env.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { StowageError } from "../shared/errors.js";
 import { ObjectCache, DEFAULT_CACHE_BYTES } from "./object-cache.js";
+import { FollowSession, type Follow, type FollowOptions } from "./follow.js";
 import { QuerySession, type SessionContext } from "./session.js";
 import type { QueryOptions, ReaderSession, Source } from "./types.js";
 
@@ -109,6 +110,10 @@ class StoreSource implements Source {
 
   query(options: QueryOptions): ReaderSession {
     return new QuerySession(this.ctx, options);
+  }
+
+  follow(options: FollowOptions): Follow {
+    return new FollowSession(this.ctx, options);
   }
 
   close(): void {

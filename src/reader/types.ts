@@ -3,6 +3,7 @@
  * and their stats. Studio and `stowage logs` consume only these.
  */
 import type { ObjectLockSpec } from "../config/destination.js";
+import type { Follow, FollowOptions } from "./follow.js";
 import type { LogRecordLike } from "./record-like.js";
 
 /** Per-grant allowances (SPEC §5.2); `studio.s3.*` in config overrides them. */
@@ -137,5 +138,7 @@ export interface Source {
   /** `s3://bucket/prefix` or `file:///dir/prefix` — never credentials. */
   readonly description: string;
   query(options: QueryOptions): ReaderSession;
+  /** The first read of `[from, now]`, then polls of the newest hours for new objects (follow.ts). */
+  follow(options: FollowOptions): Follow;
   close(): void;
 }

@@ -1,15 +1,15 @@
 /**
  * `stowage logs` (SPEC §5.6): the bounded reader in the terminal. Pretty lines
  * or NDJSON (`--json`) on stdout, one stats line (and skipped objects) on stderr;
- * `--more N` spends up to N further grants. Exit 2 on a bad range or usage,
- * 1 when storage fails (with what to do next), 130 on Ctrl-C (after the stats line).
+ * `--more N` spends up to N further grants; `--follow` then keeps polling (logs-follow.ts).
+ * Exit 2 on a bad range or usage, 1 when storage fails (with what to do next), 130 on
+ * Ctrl-C (after the stats line).
  */
 import type { Command } from "commander";
 import { LEVEL_ALIASES, LEVEL_VALUES, parseLevel, type Level } from "../../record/levels.js";
 import { isStowageError, StowageError } from "../../shared/errors.js";
-import { escapeTerminal } from "../../record/terminal-safe.js";
-import { formatBytes, formatCount, parseBytes } from "../../shared/bytes.js";
-import type { LoadResult, LogRecordLike, ReadStats } from "../../reader/index.js";
+import { parseBytes } from "../../shared/bytes.js";
+import type { LoadResult, LogRecordLike } from "../../reader/index.js";
 import type { CliIo, SetExitCode } from "../io.js";
 import {
   addSourceFlags,
@@ -17,6 +17,7 @@ import {
   sourceOptionsFromFlags,
   type SourceFlags,
 } from "../source-flags.js";
+import { print, statsLine } from "./logs-print.js";
 
 interface LogsOptions extends SourceFlags {
   source: string;
@@ -28,6 +29,10 @@ interface LogsOptions extends SourceFlags {
   json?: boolean;
   more: string;
   limit: string[];
+  follow?: boolean;
+  interval: string;
+  stats?: boolean;
+  pollLimit: string[];
 }
 
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
@@ -45,7 +50,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       "start: ISO-8601, epoch ms, now, or a duration ago (30m, 2h, 7d)",
       "1h",
     )
-    .option("--to <time>", "end, exclusive (same forms)", "now");
+    .option("--to <time>", "end, exclusive (same forms); default now");
   addSourceFlags(cmd)
     .option("--level <level>", "minimum level (trace … critical)")
     .option("--grep <text>", "case-insensitive text anywhere in the record")
@@ -63,11 +68,30 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       collect,
       [],
     )
+    .option(
+      "--follow",
+      "after the first grant, keep polling the newest hour and print new records in time order (Ctrl-C stops)",
+    )
+    .option("--interval <duration>", "with --follow: wait between polls (500ms, 2s, 1m)", "2s")
+    .option("--stats", "with --follow: print the budget per poll and what each poll spent")
+    .option(
+      "--poll-limit <name=value>",
+      "with --follow: override a per-poll allowance, e.g. getAttempts=8, downloadBytes=4MiB (repeatable)",
+      collect,
+      [],
+    )
     .action(async (opts: LogsOptions) => {
       const { openSource, parseTimeArg } = await import("../../reader/index.js");
       const now = Date.now();
       const from = parseTimeArg(opts.from, now, "--from");
-      const to = parseTimeArg(opts.to, now, "--to");
+      if (opts.follow && opts.to !== undefined)
+        throw new StowageError(
+          "usage",
+          "--follow reads up to now and then keeps following: drop --to (or drop --follow to read a closed range)",
+        );
+      if (!opts.follow && (opts.stats || opts.pollLimit.length > 0))
+        throw new StowageError("usage", "--stats and --poll-limit go with --follow");
+      const to = parseTimeArg(opts.to ?? "now", now, "--to");
       const more = Number(opts.more);
       if (!Number.isInteger(more) || more < 0)
         throw new StowageError(
@@ -87,6 +111,30 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       const interrupt = new AbortController();
       const onSigint = () => interrupt.abort();
       process.once("SIGINT", onSigint);
+      if (opts.follow) {
+        const { followLogs, parseInterval, parsePollLimits } = await import("./logs-follow.js");
+        try {
+          await followLogs(
+            io,
+            setExit,
+            source,
+            {
+              from,
+              limits,
+              more,
+              pollLimits: parsePollLimits(opts.pollLimit),
+              intervalMs: parseInterval(opts.interval),
+              signal: interrupt.signal,
+              ...(filter ? { filter } : {}),
+            },
+            { json: opts.json === true, stats: opts.stats === true, more },
+          );
+        } finally {
+          process.off("SIGINT", onSigint);
+          source.close();
+        }
+        return;
+      }
       const session = source.query({
         from,
         to,
@@ -189,69 +237,4 @@ function buildFilter(opts: LogsOptions): ((r: LogRecordLike) => boolean) | undef
     });
   }
   return tests.length ? (r) => tests.every((t) => t(r)) : undefined;
-}
-
-/** Newest first within a grant (objects of different writers overlap in time). */
-function print(io: CliIo, result: LoadResult, json: boolean): void {
-  const records = [...result.records].sort((a, b) =>
-    a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0,
-  );
-  let out = "";
-  // Pretty lines go to a terminal: stored control sequences are shown, never executed.
-  for (const r of records)
-    out += json ? `${JSON.stringify(r)}\n` : `${escapeTerminal(pretty(r))}\n`;
-  if (out) io.out(out);
-  for (const s of result.skipped.slice(0, 5))
-    io.err(escapeTerminal(`stowage logs: skipped ${s.key}: ${s.reason} (${s.detail})`) + "\n");
-  if (result.skipped.length > 5)
-    io.err(`stowage logs: … and ${result.skipped.length - 5} more skipped objects\n`);
-  // Shown, but not proven intact: say which object they came from and why (docs/retention.md).
-  for (const u of result.unverified.slice(0, 5))
-    io.err(
-      escapeTerminal(
-        `stowage logs: unverified ${u.key}: ${u.problems.join("; ")} — its ${u.records} records shown are not proven intact (stowage verify)`,
-      ) + "\n",
-    );
-  if (result.unverified.length > 5)
-    io.err(`stowage logs: … and ${result.unverified.length - 5} more unverified objects\n`);
-}
-
-const SHOWN = ["service", "caller", "traceId"] as const;
-
-function pretty(r: LogRecordLike): string {
-  const parts = [
-    String(r.timestamp),
-    String(r.level ?? "")
-      .toUpperCase()
-      .padEnd(8),
-    String(r.message ?? ""),
-  ];
-  for (const k of SHOWN) if (r[k] !== undefined) parts.push(`${k}=${short(r[k])}`);
-  if (r.error) parts.push(`error=${short(`${r.error.name ?? "Error"}: ${r.error.message ?? ""}`)}`);
-  if (r.data !== null && typeof r.data === "object" && !Array.isArray(r.data)) {
-    for (const [k, v] of Object.entries(r.data as Record<string, unknown>).slice(0, 4))
-      parts.push(`${k}=${short(v)}`);
-  } else if (r.data !== undefined) parts.push(`data=${short(r.data)}`);
-  return parts.join("  ");
-}
-
-function short(v: unknown): string {
-  const s = typeof v === "string" ? v : (JSON.stringify(v) ?? String(v));
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
-}
-
-function statsLine(s: ReadStats, complete: boolean, more: number, stopped?: string): string {
-  const shown = s.recordsReturned ?? s.records;
-  const state = stopped
-    ? stopped
-    : complete
-      ? "complete"
-      : s.stoppedBy === "maxGrants" || s.grantsUsed >= s.maxGrants
-        ? `partial: all ${s.maxGrants} grants used; narrow --from/--to or the filters`
-        : `partial (stopped by ${s.stoppedBy ?? "a limit"}): run with --more ${more + 1} to read further`;
-  return (
-    `stowage logs: ${formatCount(shown)} records shown (${formatCount(s.records)} analysed) · LIST ${formatCount(s.listRequests)} · GET ${formatCount(s.getRequests)}` +
-    `${s.retries ? ` (${formatCount(s.retries)} retries)` : ""} · ${formatBytes(s.downloadedBytes)} downloaded · ${formatBytes(s.decodedBytes)} decoded` +
-    ` · objects ${formatCount(s.objectsRead)} read, ${formatCount(s.objectsSkipped)} skipped${s.objectsUnverified ? `, ${formatCount(s.objectsUnverified)} unverified` : ""}, ${formatCount(s.objectsCached)} cached · grants ${s.grantsUsed}/${s.maxGrants} · ${state}\n`
-  );
 }

@@ -1,27 +1,42 @@
 /**
- * `stowage verify [--config F] [--from T] [--to T] [--depth metadata|full] [--json]`:
+ * `stowage verify [--config F | --source URL …] [--from T] [--to T] [--depth metadata|full] [--json]`:
  * proves that the log objects of a time range are intact (stored SHA-256, format-v1
  * metadata consistent with the key, bytes re-hashed and lines counted at --depth
- * full) and, when the config sets `objectLock`, locked long enough.
+ * full) and, when the config sets `objectLock` (or `--object-lock` with `--source`),
+ * locked long enough. `--source` takes the source flags of `logs` and `doctor`, for
+ * auditors without the app's config.
  * Exit 0 all intact, 3 an integrity failure, 1 could not verify, 2 config/usage error.
  */
 import type { Command } from "commander";
+import type {
+  LifecycleSpec,
+  ObjectLockSpec,
+  ResolvedDestination,
+} from "../../config/destination.js";
+import { isStowageError, StowageError } from "../../shared/errors.js";
 import type { CliIo, SetExitCode } from "../io.js";
-import { collect } from "../source-flags.js";
+import {
+  addSourceFlags,
+  collect,
+  sourceOptionsFromFlags,
+  type SourceFlags,
+} from "../source-flags.js";
 import { loadCheckedPlan } from "./doctor.js";
 
-interface VerifyFlags {
+interface VerifyFlags extends SourceFlags {
   config: string[];
   from: string;
   to: string;
   depth: string;
   json?: boolean;
-  trustEndpoint: string[];
+  source?: string;
+  objectLock?: string;
+  expireDays?: string;
 }
 
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
-  program
-    .command("verify")
+  const cmd = program.command("verify");
+  cmd
     .description(
       "prove the log objects of a time range are intact and locked as configured (exit 0 ok, 3 integrity failure, 1 could not verify)",
     )
@@ -31,6 +46,18 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       collect,
       [],
     )
+    .option(
+      "--source <url>",
+      "verify s3://bucket/prefix or file:///dir (the directory holding v1/) without a config; takes the source flags of `stowage logs`",
+    )
+    .option(
+      "--object-lock <mode:days>",
+      "with --source: require Object Lock, e.g. COMPLIANCE:365 (what the config's object_lock says)",
+    )
+    .option(
+      "--expire-days <n>",
+      "with --source: the lifecycle expiry in days (a delete marker after it is the expiry, not a finding)",
+    )
     .option("--from <time>", "start of the range: ISO time or relative (7d, 24h)", "24h")
     .option("--to <time>", "end of the range", "now")
     .option(
@@ -39,14 +66,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       "metadata",
     )
     .option("--json", "print a JSON report on stdout")
-    .option(
-      "--trust-endpoint <host>",
-      "trust this endpoint host while reading the config (repeatable)",
-      collect,
-      [],
-    )
     .action(async (flags: VerifyFlags) => {
-      const { StowageError, isStowageError } = await import("../../shared/errors.js");
       if (flags.depth !== "metadata" && flags.depth !== "full")
         throw new StowageError("usage", `--depth must be metadata or full, not "${flags.depth}"`);
       const { parseTimeArg } = await import("../../reader/index.js");
@@ -54,7 +74,10 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       const fromMs = parseTimeArg(flags.from, now, "--from");
       const toMs = parseTimeArg(flags.to, now, "--to");
       if (fromMs > toMs) throw new StowageError("usage", "--from must not be after --to");
-      const plan = await loadCheckedPlan(flags.config, io, flags.trustEndpoint);
+      if (!flags.source) checkNoSourceFlags(flags);
+      const plan = flags.source
+        ? { targets: [await sourceTarget(flags, io)] }
+        : await loadCheckedPlan(flags.config, io, flags.trustEndpoint);
       const targets = plan.targets.filter((t) => t.kind !== "export");
       const exportFiles = [
         ...new Set(plan.targets.flatMap((t) => (t.kind === "export" && t.file ? [t.file] : []))),
@@ -135,7 +158,9 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
             ),
             {
               cause: err,
-              hint: "run `stowage doctor` to check credentials, bucket, region and endpoint",
+              hint: flags.source
+                ? "run `stowage doctor --source` with the same URL and flags to check credentials, bucket, region and endpoint"
+                : "run `stowage doctor` to check credentials, bucket, region and endpoint",
             },
           );
         } finally {
@@ -149,4 +174,100 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         );
       setExit(failed ? 3 : 0);
     });
+  // --region, --endpoint, credentials by variable name, --trust-endpoint (also read with --config).
+  addSourceFlags(cmd);
+}
+
+/** `--source URL` with the source flags: the one log target it names (no config read). */
+async function sourceTarget(
+  flags: VerifyFlags,
+  io: CliIo,
+): Promise<{ destination: ResolvedDestination; kind: "logs" }> {
+  if (flags.config.length > 0)
+    throw new StowageError("usage", "--source and --config are alternatives: pass one of them");
+  const url = String(flags.source).trim();
+  const lock = flags.objectLock === undefined ? undefined : parseLock(flags.objectLock);
+  const expireDays =
+    flags.expireDays === undefined ? undefined : wholeDays(flags.expireDays, "--expire-days");
+  if (!/^s3:/i.test(url)) {
+    if (lock || expireDays !== undefined)
+      throw new StowageError("usage", "--object-lock and --expire-days go with an s3:// source");
+    const { fileURLToPath } = await import("node:url");
+    const { isAbsolute, resolve } = await import("node:path");
+    let path: string;
+    try {
+      path = /^file:/i.test(url) ? fileURLToPath(new URL(url)) : url;
+    } catch {
+      throw new StowageError("usage", `--source "${url.slice(0, 80)}" is not a file URL`);
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path) || path === "")
+      throw new StowageError(
+        "usage",
+        `--source "${url.slice(0, 80)}" is not supported; use s3://bucket/prefix or file:///dir (the directory holding v1/)`,
+      );
+    return {
+      destination: { type: "local", path: isAbsolute(path) ? path : resolve(io.cwd, path) },
+      kind: "logs",
+    };
+  }
+  const { s3SourceDestination } = await import("../../config/s3-source.js");
+  const dest = s3SourceDestination(
+    url,
+    { ...sourceOptionsFromFlags(flags), trustedHosts: flags.trustEndpoint },
+    io.env,
+    "--source",
+  );
+  const lifecycle: LifecycleSpec | undefined =
+    expireDays === undefined ? undefined : { expireDays };
+  return {
+    destination: {
+      ...dest,
+      ...(lock ? { objectLock: lock } : {}),
+      ...(lifecycle ? { lifecycle } : {}),
+    },
+    kind: "logs",
+  };
+
+  function parseLock(text: string): ObjectLockSpec {
+    const m = /^(GOVERNANCE|COMPLIANCE):(\d+)$/i.exec(text.trim());
+    if (!m)
+      throw new StowageError(
+        "usage",
+        `--object-lock must look like COMPLIANCE:365 or GOVERNANCE:30 (mode:retain days), got "${text}"`,
+      );
+    return {
+      mode: m[1]!.toUpperCase() as ObjectLockSpec["mode"],
+      retainDays: wholeDays(m[2]!, "--object-lock days"),
+    };
+  }
+
+  function wholeDays(text: string, what: string): number {
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw new StowageError(
+        "usage",
+        `${what} must be a whole number of days (1 or more), got "${text}"`,
+      );
+    return n;
+  }
+}
+
+/** The source flags mean nothing without --source: refuse them rather than ignore them. */
+function checkNoSourceFlags(flags: VerifyFlags): void {
+  const given = [
+    ["--region", flags.region],
+    ["--endpoint", flags.endpoint],
+    ["--force-path-style", flags.forcePathStyle],
+    ["--profile", flags.profile],
+    ["--access-key-env", flags.accessKeyEnv],
+    ["--secret-key-env", flags.secretKeyEnv],
+    ["--session-token-env", flags.sessionTokenEnv],
+    ["--object-lock", flags.objectLock],
+    ["--expire-days", flags.expireDays],
+  ].filter(([, v]) => v !== undefined);
+  if (given.length > 0)
+    throw new StowageError(
+      "usage",
+      `${given.map(([n]) => n).join(", ")} ${given.length > 1 ? "go" : "goes"} with --source (a config names its own bucket, endpoint and credentials)`,
+    );
 }
