@@ -5,7 +5,7 @@
  */
 import type { RECORD_FIELDS } from "../record/fields.js";
 import type { LogRecord } from "../record/record.js";
-import { UNSERIALIZABLE } from "../record/sanitize.js";
+import { UNSERIALIZABLE } from "../record/walk-context.js";
 import { StowageError } from "../shared/errors.js";
 
 export interface CallParts {

@@ -14,9 +14,9 @@ import {
   serializeField,
   serializeRecord,
   serializeRecordWithBindings,
+  sanitizeValue,
   type SerializeOptions,
 } from "../record/safe-json.js";
-import { sanitizeValue } from "../record/sanitize.js";
 import { StowageError } from "../shared/errors.js";
 import { isPlainObject } from "../shared/plain-object.js";
 import { readRecord, safeCallArgs } from "./call-args.js";

@@ -3,12 +3,13 @@
  * parsing, and `serializeError` (Error → plain, cycle-safe, recursive cause).
  */
 import type { Level } from "./levels.js";
-import { sanitizeValue, type SanitizeOptions } from "./sanitize.js";
+import { sanitizeValue } from "./safe-json.js";
+import type { SanitizeOptions } from "./walk-context.js";
 
 /**
  * One log record, one JSON line. Field order on output is the order below.
  * Before serialisation `data`, `bindings` and `error` may hold any value
- * (an `Error`, cycles, BigInt...); `sanitizeRecord` makes them plain JSON.
+ * (an `Error`, cycles, BigInt...); `serializeRecord` writes them as plain JSON.
  */
 export interface LogRecord {
   /** ISO-8601 UTC with milliseconds (`2026-03-01T10:59:59.999Z`): the event time, used for partitioning. */

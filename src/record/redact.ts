@@ -23,7 +23,7 @@ import { cached, isCredentialHeaderKey, isCredentialHeaderName } from "./redact-
 import { redactDefaultPatterns } from "./redact-patterns.js";
 import { isPlainClear } from "./plain-string.js";
 import { sanitizeRecord } from "./safe-json.js";
-import type { RedactionPlan, SanitizeOptions } from "./sanitize.js";
+import type { RedactionPlan, SanitizeOptions } from "./walk-context.js";
 
 /** The `redact` config block. */
 export interface RedactOptions {

@@ -1,54 +1,34 @@
 /**
- * Safe serialisation of a whole record (§3.1): one sanitising walk (caps and
- * redaction applied on the way) that writes the JSON line as it goes
- * (write-json.ts). Never throws.
+ * Safe serialisation of a whole record (§3.1): the record's JSON line, written by
+ * the one walk (write-json.ts: caps and redaction applied on the way). Never throws.
+ * The few callers that need a plain copy (child bindings merged over a parent's, a
+ * `Redactor` called directly) parse the writer's text: `sanitizeRecord`,
+ * `sanitizeField`, `sanitizeValue`.
  */
 import type { LogRecord } from "./record.js";
 import { initialStates, PATH_MATCH, stepPaths, type PathStates } from "./redact-paths.js";
 import { writeJson } from "./write-json.js";
 import { isPlainAscii } from "./plain-string.js";
-import { fieldText, PLAIN_CHECK_MAX, structuralText } from "./walk-context.js";
 import {
   createContext,
+  fieldText,
+  PLAIN_CHECK_MAX,
   REDACTED,
+  structuralText,
   UNSERIALIZABLE,
-  walk,
   type SanitizeOptions,
   type WalkContext,
-} from "./sanitize.js";
+} from "./walk-context.js";
 
-export type { SanitizeOptions as SerializeOptions } from "./sanitize.js";
-export { SANITIZE_DEFAULTS as SERIALIZE_DEFAULTS } from "./sanitize.js";
+export type { SanitizeOptions as SerializeOptions } from "./walk-context.js";
+export { SANITIZE_DEFAULTS as SERIALIZE_DEFAULTS } from "./walk-context.js";
 
 const REDACTED_JSON = JSON.stringify(REDACTED);
 
 /**
- * A redacted, plain copy of `record` in canonical field order; unknown fields
- * are dropped. `timestamp` and `level` are copied as text and never
- * pattern-scanned; every other string is capped, repaired and redacted.
- * @example sanitizeRecord(record, { redact: compileRedaction({}) })
- */
-export function sanitizeRecord(record: LogRecord, opts: SanitizeOptions = {}): LogRecord {
-  const ctx = createContext(opts);
-  const states = ctx.plan === null ? null : initialStates(ctx.plan.paths);
-  const out = {
-    timestamp: structuralText(record.timestamp, ctx),
-    level: structuralText(record.level, ctx),
-    message: field("message", fieldText(record.message), ctx, states),
-  } as Record<string, unknown>;
-  put(out, "service", record.service, ctx, states, true);
-  put(out, "caller", record.caller, ctx, states, true);
-  put(out, "data", record.data, ctx, states, false);
-  put(out, "bindings", record.bindings, ctx, states, false);
-  put(out, "error", record.error, ctx, states, false);
-  put(out, "traceId", record.traceId, ctx, states, true);
-  put(out, "spanId", record.spanId, ctx, states, true);
-  return out as unknown as LogRecord;
-}
-
-/**
- * One record → one JSON line (no trailing newline), byte for byte
- * `JSON.stringify(sanitizeRecord(record, opts))`, written in one pass. Never
+ * One record → one JSON line (no trailing newline), in canonical field order; unknown
+ * fields are dropped. `timestamp` and `level` are copied as text and never
+ * pattern-scanned; every other string is capped, repaired and redacted. Never
  * throws: if anything still fails, a minimal record with message
  * "[Unserializable]" is returned.
  * @example serializeRecord({ timestamp, level: "info", message: "hi", data: { n: 1n } })
@@ -123,7 +103,7 @@ function putJson(name: string, v: unknown, ctx: WalkContext, states: PathStates 
   return r === undefined ? "" : `,"${name}":${r}`;
 }
 
-/** JSON text of `field(name, v, …)`. */
+/** JSON text of record field `name` holding `v`: "[REDACTED]" when a custom path names the field. */
 function fieldJson(
   name: string,
   v: unknown,
@@ -182,18 +162,9 @@ function structuralJson(v: unknown, ctx: WalkContext): string {
 }
 
 /**
- * Sanitises one record field's value on its own, with the paths that apply to
- * that field (e.g. `child()` bindings serialised once, then reused per record).
- * @example const b = sanitizeField("bindings", { requestId, token }, { redact });
- */
-export function sanitizeField(name: string, value: unknown, opts: SanitizeOptions = {}): unknown {
-  const ctx = createContext(opts);
-  return field(name, value, ctx, ctx.plan === null ? null : initialStates(ctx.plan.paths));
-}
-
-/**
- * `JSON.stringify(sanitizeField(name, value, opts))`, written in one pass (a child
- * logger's bindings, serialised once in `child()`); undefined when the walk drops the value.
+ * JSON text of one record field's value on its own, with the paths that apply to that
+ * field (a child logger's bindings, serialised once in `child()`); undefined when the
+ * walk drops the value.
  * @example serializeField("bindings", { requestId: "r-1" }, { redact }) // '{"requestId":"r-1"}'
  */
 export function serializeField(
@@ -205,23 +176,33 @@ export function serializeField(
   return fieldJson(name, value, ctx, ctx.plan === null ? null : initialStates(ctx.plan.paths));
 }
 
-function put(
-  out: Record<string, unknown>,
-  name: string,
-  v: unknown,
-  ctx: WalkContext,
-  states: PathStates | null,
-  asText: boolean,
-): void {
-  if (v === undefined) return;
-  const r = field(name, asText ? fieldText(v) : v, ctx, states);
-  if (r !== undefined) out[name] = r;
+/**
+ * A redacted, plain copy of `record`: its line, parsed.
+ * @example sanitizeRecord(record, { redact: compileRedaction({}) })
+ */
+export function sanitizeRecord(record: LogRecord, opts: SanitizeOptions = {}): LogRecord {
+  return JSON.parse(serializeRecord(record, opts)) as LogRecord;
 }
 
-function field(name: string, v: unknown, ctx: WalkContext, states: PathStates | null): unknown {
-  if (states === null || ctx.plan === null) return walk(v, 0, ctx, null);
-  const next = stepPaths(ctx.plan.paths, states, name);
-  return next === PATH_MATCH ? REDACTED : walk(v, 0, ctx, next);
+/**
+ * One record field's value on its own as a plain copy: `serializeField`'s text, parsed.
+ * @example const b = sanitizeField("bindings", { requestId, token }, { redact });
+ */
+export function sanitizeField(name: string, value: unknown, opts: SanitizeOptions = {}): unknown {
+  return parsed(serializeField(name, value, opts));
+}
+
+/**
+ * Any value → plain JSON-safe data with the caps and key/pattern redaction of `opts` (no
+ * record paths: the value is no record field), or undefined when the walk drops it.
+ * @example sanitizeValue({ n: 1n, f() {} }) // { n: "1" }
+ */
+export function sanitizeValue(value: unknown, opts: SanitizeOptions = {}): unknown {
+  return parsed(writeJson(value, 0, contextFor(opts), null));
+}
+
+function parsed(json: string | undefined): unknown {
+  return json === undefined ? undefined : (JSON.parse(json) as unknown);
 }
 
 function fallbackLine(record: LogRecord): string {

@@ -1,21 +1,21 @@
 // The one-pass JSON writer against its definition: every line serializeRecord writes is
-// JSON.stringify(sanitizeRecord(...)) byte for byte, for hostile values and every kind of
-// redaction; and the one-pass string checks never clear a string redaction would change.
+// JSON.stringify of the reference walk's plain copy (test/support/reference-walk.ts) byte
+// for byte, for hostile values and every kind of redaction; and the one-pass string checks
+// never clear a string redaction would change.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isPlainAscii, isPlainClear } from "./plain-string.js";
 import type { LogRecord } from "./record.js";
 import { compileRedaction } from "./redact.js";
 import {
-  sanitizeField,
-  sanitizeRecord,
   serializeRecord,
   serializeField,
   serializeRecordWithBindings,
   type SerializeOptions,
 } from "./safe-json.js";
+import { referenceField, referenceRecord } from "../../test/support/reference-walk.js";
 
-const reference = (r: LogRecord, o: SerializeOptions) => JSON.stringify(sanitizeRecord(r, o));
+const reference = (r: LogRecord, o: SerializeOptions) => JSON.stringify(referenceRecord(r, o));
 
 const OPTIONS: [string, SerializeOptions][] = [
   ["no redaction", {}],
@@ -162,7 +162,7 @@ describe("the one-pass writer equals JSON.stringify of the sanitised copy", () =
             const r = { timestamp, level, message, data, bindings, error } as LogRecord;
             if (error === undefined) delete r.error;
             expect(serializeRecord(r, opts)).toBe(reference(r, opts));
-            const b = JSON.stringify(sanitizeField("bindings", bindings, opts));
+            const b = JSON.stringify(referenceField("bindings", bindings, opts));
             expect(serializeField("bindings", bindings, opts)).toBe(b);
             if (b !== undefined)
               expect(serializeRecordWithBindings(r, b, opts)).toBe(reference(r, opts));
@@ -224,6 +224,60 @@ describe("the one-pass writer equals JSON.stringify of the sanitised copy", () =
       { "a\uD800": 1, "a\uDBFF": 2 },
       { "…": 1 },
       { 2: "b", 1: "a", x: "c" },
+    ];
+    for (const [, opts] of OPTIONS)
+      for (const data of values) {
+        const r = { timestamp: "t", level: "info", message: "m", data, error: data } as LogRecord;
+        expect(serializeRecord(r, opts)).toBe(reference(r, opts));
+      }
+  });
+
+  it("built-ins and objects a plain copy reorders: errors, Map/Set, dates, odd keys", () => {
+    const cause: Error & { cause?: unknown } = new Error("c");
+    const looped = new Error("l", { cause });
+    cause.cause = looped;
+    const named = Object.defineProperty(new Error("n"), "name", {
+      get() {
+        throw new Error("no");
+      },
+    });
+    const long = "k".repeat(1030);
+    class Tagged extends Map<unknown, unknown> {
+      tag = "t";
+    }
+    const values: unknown[] = [
+      Object.assign(new Error("e"), { 0: "zero", b: 1, __proto__: null, [`${long}a`]: 2 }),
+      JSON.parse('{"__proto__":{"token":"t"},"a":1}') as unknown,
+      Object.assign(new Error("m"), { message: { toString: () => "as text" } }),
+      Object.assign(new Error("m"), { message: { toString: () => 1n + (1 as never) } }),
+      named,
+      looped,
+      Object.assign(new Error("s3"), { $metadata: { httpStatusCode: 503 }, statusCode: undefined }),
+      Object.assign(new Error("h"), { statusCode: 404, code: 7n }),
+      new AggregateError([new Error("x"), "y", { password: "p" }], "agg"),
+      new Map<unknown, unknown>([
+        ["b", 1],
+        [2, "two"],
+        [1, "one"],
+        ["…", "dots"],
+        ["__proto__", { token: "t" }],
+        [`${long}a`, 1],
+        [`${long}b`, 2],
+      ]),
+      new Map<unknown, unknown>([
+        [{ k: 1 }, "v"],
+        ["authorization", "Bearer abcdefghijkl"],
+      ]),
+      new Tagged([["password", "p"]]),
+      new Set([new Set([new Set([1])]), new Map([["m", new Map([["n", 1]])]])]),
+      { b: 1, 1: 2, "…": 3, c: 4, d: 5 },
+      new Date(Number.NaN),
+      new (class D extends Date {})(0),
+      Object(Symbol("s")),
+      new Number(Number.NaN),
+      Object.create(Array.prototype) as object,
+      { deep: { er: { r: new Error("deep", { cause: new Error("deeper") }) } } },
+      { e: new Error("x", { cause: { a: { b: 1 } } }), m: new Map([["a", { b: { c: 1 } }]]) },
     ];
     for (const [, opts] of OPTIONS)
       for (const data of values) {

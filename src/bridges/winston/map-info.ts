@@ -8,7 +8,7 @@
  * "[Unserializable]", never an exception in the app.
  */
 import { formatTimestamp, parseTimestamp, type LogRecord } from "../../record/record.js";
-import { UNSERIALIZABLE } from "../../record/sanitize.js";
+import { UNSERIALIZABLE } from "../../record/walk-context.js";
 import { BINDINGS } from "./child-bindings.js";
 import type { LevelMapper, WinstonLevels } from "./levels.js";
 

@@ -1,52 +1,86 @@
 /**
- * The one walk that turns any value into plain JSON-safe data, applying caps and
- * redaction on the way (§3.1, §3.3). It never throws: cycles → "[Circular]",
- * BigInt → decimal text, functions/symbols/undefined dropped (null in arrays),
- * throwing getters/traps/toJSON → "[Unserializable]", lone surrogates → U+FFFD,
- * `__proto__` kept as an own data key (no prototype pollution).
+ * The reference walk the record writer (src/record/write-json.ts) is held to: any value
+ * → plain JSON-safe data with the same caps and redaction, written as a second, plain
+ * implementation of every rule (once src/record/sanitize.ts). For every record,
+ * `serializeRecord(r, o)` must equal `JSON.stringify(referenceRecord(r, o))` byte for
+ * byte (write-json.test.ts). Never throws: cycles → "[Circular]", BigInt → decimal text,
+ * functions/symbols/undefined dropped (null in arrays), throwing getters/traps/toJSON →
+ * "[Unserializable]", lone surrogates → U+FFFD, `__proto__` kept as an own data key.
  */
-import { PATH_MATCH, stepPaths, type PathStates } from "./redact-paths.js";
+import type { LogRecord } from "../../src/record/record.js";
+import {
+  initialStates,
+  PATH_MATCH,
+  stepPaths,
+  type PathStates,
+} from "../../src/record/redact-paths.js";
 import {
   CIRCULAR,
   createContext,
+  fieldText,
   MAX_DEPTH,
   REDACTED,
   setOwn,
+  structuralText,
   UNSERIALIZABLE,
   walkString,
   type SanitizeOptions,
   type WalkContext,
-} from "./walk-context.js";
-
-export {
-  CIRCULAR,
-  MAX_DEPTH,
-  REDACTED,
-  SANITIZE_DEFAULTS,
-  UNSERIALIZABLE,
-  createContext,
-  wellFormed,
-  walkString,
-  type RedactionPlan,
-  type SanitizeOptions,
-  type WalkContext,
-} from "./walk-context.js";
+} from "../../src/record/walk-context.js";
 
 /**
- * Any value → plain JSON-safe data (undefined when the value is dropped).
- * @example sanitizeValue({ n: 1n, f() {} }) // { n: "1" }
+ * A redacted, plain copy of `record` in canonical field order; unknown fields are
+ * dropped. `timestamp` and `level` are copied as text and never pattern-scanned.
+ * @example JSON.stringify(referenceRecord(record, { redact })) // serializeRecord's line
  */
-export function sanitizeValue(value: unknown, opts: SanitizeOptions = {}): unknown {
-  return walk(value, 0, createContext(opts), null);
+export function referenceRecord(record: LogRecord, opts: SanitizeOptions = {}): LogRecord {
+  const ctx = createContext(opts);
+  const states = ctx.plan === null ? null : initialStates(ctx.plan.paths);
+  const out = {
+    timestamp: structuralText(record.timestamp, ctx),
+    level: structuralText(record.level, ctx),
+    message: field("message", fieldText(record.message), ctx, states),
+  } as Record<string, unknown>;
+  put(out, "service", record.service, ctx, states, true);
+  put(out, "caller", record.caller, ctx, states, true);
+  put(out, "data", record.data, ctx, states, false);
+  put(out, "bindings", record.bindings, ctx, states, false);
+  put(out, "error", record.error, ctx, states, false);
+  put(out, "traceId", record.traceId, ctx, states, true);
+  put(out, "spanId", record.spanId, ctx, states, true);
+  return out as unknown as LogRecord;
+}
+
+/**
+ * One record field's value on its own, with the paths that apply to that field.
+ * @example JSON.stringify(referenceField("bindings", b, { redact })) // serializeField's text
+ */
+export function referenceField(name: string, value: unknown, opts: SanitizeOptions = {}): unknown {
+  const ctx = createContext(opts);
+  return field(name, value, ctx, ctx.plan === null ? null : initialStates(ctx.plan.paths));
+}
+
+function put(
+  out: Record<string, unknown>,
+  name: string,
+  v: unknown,
+  ctx: WalkContext,
+  states: PathStates | null,
+  asText: boolean,
+): void {
+  if (v === undefined) return;
+  const r = field(name, asText ? fieldText(v) : v, ctx, states);
+  if (r !== undefined) out[name] = r;
+}
+
+function field(name: string, v: unknown, ctx: WalkContext, states: PathStates | null): unknown {
+  if (states === null || ctx.plan === null) return walk(v, 0, ctx, null);
+  const next = stepPaths(ctx.plan.paths, states, name);
+  return next === PATH_MATCH ? REDACTED : walk(v, 0, ctx, next);
 }
 
 /** Walks one value at `depth`; `states` are the live custom-path matchers (null: none). */
-export function walk(
-  v: unknown,
-  depth: number,
-  ctx: WalkContext,
-  states: PathStates | null,
-): unknown {
+function walk(v: unknown, depth: number, ctx: WalkContext, states: PathStates | null): unknown {
   switch (typeof v) {
     case "string":
       return walkString(v, ctx);
@@ -80,20 +114,6 @@ function walkObject(
   }
 }
 
-/** The leaf a non-plain object becomes (Date, Error, Map, …), or NOT_SPECIAL for plain objects and arrays. */
-export function specialLeaf(
-  o: object,
-  isArray: boolean,
-  depth: number,
-  ctx: WalkContext,
-  states: PathStates | null,
-): unknown {
-  if (isArray) return NOT_SPECIAL;
-  const proto: unknown = Object.getPrototypeOf(o);
-  if (proto === Object.prototype || proto === null || proto === Array.prototype) return NOT_SPECIAL;
-  return walkSpecial(o, depth, ctx, states);
-}
-
 function walkObjectInner(
   o: object,
   depth: number,
@@ -101,8 +121,13 @@ function walkObjectInner(
   states: PathStates | null,
 ): unknown {
   const isArray = Array.isArray(o);
-  const leaf = specialLeaf(o, isArray, depth, ctx, states);
-  if (leaf !== NOT_SPECIAL) return leaf;
+  if (!isArray) {
+    const proto: unknown = Object.getPrototypeOf(o);
+    if (proto !== Object.prototype && proto !== null && proto !== Array.prototype) {
+      const leaf = walkSpecial(o, depth, ctx, states);
+      if (leaf !== NOT_SPECIAL) return leaf;
+    }
+  }
   if (depth >= ctx.maxDepth) return MAX_DEPTH;
   if (typeof (o as { toJSON?: unknown }).toJSON === "function") {
     return walk((o as { toJSON: () => unknown }).toJSON(), depth + 1, ctx, states);
@@ -112,10 +137,10 @@ function walkObjectInner(
 }
 
 /** Returned by walkSpecial for objects without a meaning of their own (walked as plain objects). */
-export const NOT_SPECIAL = Symbol("not special");
+const NOT_SPECIAL = Symbol("not special");
 
 /** Built-in objects with a meaning of their own: dates, errors, binary, Map/Set, boxed primitives. */
-export function walkSpecial(
+function walkSpecial(
   o: object,
   depth: number,
   ctx: WalkContext,
@@ -142,7 +167,7 @@ export function walkSpecial(
 }
 
 /** One property: drops undefined/functions/symbols, applies key and path redaction, recurses. */
-export function walkMember(
+function walkMember(
   k: string,
   v: unknown,
   depth: number,
@@ -159,7 +184,7 @@ export function walkMember(
 }
 
 /** An ordinary object's first maxObjectKeys `keys`, each through walkMember, as a plain copy. */
-export function walkProps(
+function walkProps(
   o: object,
   keys: string[],
   depth: number,
