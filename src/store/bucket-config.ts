@@ -1,9 +1,12 @@
 /**
  * Bucket-level settings doctor reads (the SDK lives under store/ only): the
  * lifecycle rules, whether Object Lock is enabled, and versioning. Answers are normalised
- * to plain data; "not configured" is an empty answer, not an error.
+ * to plain data; "not configured" is an empty answer, not an error. A failure is a
+ * StoreError("storage") carrying its class.
  */
 import { s3Sdk } from "./aws-sdk.js";
+import { classifyError } from "./classify-error.js";
+import { storageError } from "./store-errors.js";
 import type { ObjectStore } from "./object-store.js";
 import { S3Store } from "./s3-store.js";
 
@@ -48,28 +51,30 @@ export async function getBucketLifecycle(
   signal?: AbortSignal,
 ): Promise<BucketLifecycleRule[]> {
   if (!(store instanceof S3Store)) return [];
-  try {
-    const res = await store.client.send(
-      new (s3Sdk().GetBucketLifecycleConfigurationCommand)({ Bucket: store.bucket }),
-      signal ? { abortSignal: signal } : {},
-    );
-    return ((res.Rules ?? []) as RawRule[]).map((r) => {
-      const days = r.Transitions?.map((t) => t.Days).filter((d): d is number => d !== undefined);
-      return {
-        id: r.ID ?? "",
-        enabled: r.Status === "Enabled",
-        prefix: prefixOf(r),
-        ...(r.Expiration?.Days !== undefined ? { expireDays: r.Expiration.Days } : {}),
-        ...(days && days.length ? { transitionDays: Math.min(...days) } : {}),
-        ...(r.AbortIncompleteMultipartUpload?.DaysAfterInitiation !== undefined
-          ? { abortIncompleteMultipartDays: r.AbortIncompleteMultipartUpload.DaysAfterInitiation }
-          : {}),
-      };
-    });
-  } catch (err) {
-    if ((err as { name?: string }).name === "NoSuchLifecycleConfiguration") return [];
-    throw err;
-  }
+  const res = await bucketCall(
+    store,
+    "GetBucketLifecycleConfiguration",
+    (abortSignal) =>
+      store.client.send(
+        new (s3Sdk().GetBucketLifecycleConfigurationCommand)({ Bucket: store.bucket }),
+        abortSignal,
+      ),
+    signal,
+    "NoSuchLifecycleConfiguration",
+  );
+  return ((res?.Rules ?? []) as RawRule[]).map((r) => {
+    const days = r.Transitions?.map((t) => t.Days).filter((d): d is number => d !== undefined);
+    return {
+      id: r.ID ?? "",
+      enabled: r.Status === "Enabled",
+      prefix: prefixOf(r),
+      ...(r.Expiration?.Days !== undefined ? { expireDays: r.Expiration.Days } : {}),
+      ...(days && days.length ? { transitionDays: Math.min(...days) } : {}),
+      ...(r.AbortIncompleteMultipartUpload?.DaysAfterInitiation !== undefined
+        ? { abortIncompleteMultipartDays: r.AbortIncompleteMultipartUpload.DaysAfterInitiation }
+        : {}),
+    };
+  });
 }
 
 /** True when the bucket has Object Lock enabled (false when it has no lock configuration). */
@@ -78,16 +83,18 @@ export async function getBucketObjectLockEnabled(
   signal?: AbortSignal,
 ): Promise<boolean> {
   if (!(store instanceof S3Store)) return true; // the local store keeps locks in its sidecars
-  try {
-    const res = await store.client.send(
-      new (s3Sdk().GetObjectLockConfigurationCommand)({ Bucket: store.bucket }),
-      signal ? { abortSignal: signal } : {},
-    );
-    return res.ObjectLockConfiguration?.ObjectLockEnabled === "Enabled";
-  } catch (err) {
-    if ((err as { name?: string }).name === "ObjectLockConfigurationNotFoundError") return false;
-    throw err;
-  }
+  const res = await bucketCall(
+    store,
+    "GetObjectLockConfiguration",
+    (abortSignal) =>
+      store.client.send(
+        new (s3Sdk().GetObjectLockConfigurationCommand)({ Bucket: store.bucket }),
+        abortSignal,
+      ),
+    signal,
+    "ObjectLockConfigurationNotFoundError",
+  );
+  return res?.ObjectLockConfiguration?.ObjectLockEnabled === "Enabled";
 }
 
 /**
@@ -99,9 +106,35 @@ export async function getBucketVersioning(
   signal?: AbortSignal,
 ): Promise<"Enabled" | "Suspended" | "Off"> {
   if (!(store instanceof S3Store)) return "Enabled";
-  const res = await store.client.send(
-    new (s3Sdk().GetBucketVersioningCommand)({ Bucket: store.bucket }),
-    signal ? { abortSignal: signal } : {},
+  const res = await bucketCall(
+    store,
+    "GetBucketVersioning",
+    (abortSignal) =>
+      store.client.send(
+        new (s3Sdk().GetBucketVersioningCommand)({ Bucket: store.bucket }),
+        abortSignal,
+      ),
+    signal,
   );
-  return res.Status === "Enabled" || res.Status === "Suspended" ? res.Status : "Off";
+  return res?.Status === "Enabled" || res?.Status === "Suspended" ? res.Status : "Off";
+}
+
+/**
+ * One bucket-level call: undefined when the answer's code is `absent` (nothing configured);
+ * any other failure a StoreError("storage") carrying its class.
+ */
+async function bucketCall<T>(
+  store: S3Store,
+  what: string,
+  call: (options: { abortSignal?: AbortSignal }) => Promise<T>,
+  signal: AbortSignal | undefined,
+  absent?: string,
+): Promise<T | undefined> {
+  try {
+    return await call(signal ? { abortSignal: signal } : {});
+  } catch (err) {
+    const c = classifyError(err);
+    if (absent !== undefined && c.code === absent) return undefined;
+    throw storageError(err, `${what} ${store.bucket}: ${c.code}`, { classified: c });
+  }
 }

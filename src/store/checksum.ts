@@ -10,7 +10,7 @@
  */
 import { createHash, webcrypto, type Hash } from "node:crypto";
 import { Transform, type Readable, type TransformCallback } from "node:stream";
-import { StowageError } from "../shared/errors.js";
+import { StoreError } from "./classify-error.js";
 
 /** base64 SHA-256 of `bytes`. @example sha256Base64(Buffer.from("a")) // "ypeBEsobvcr6wjGzmiPcTaeG7/gUfE5yuYB3ha/uSLs=" */
 export function sha256Base64(bytes: Uint8Array | string): string {
@@ -64,9 +64,9 @@ export function compositeChecksum(partChecksums: string[]): string {
 }
 
 /** The error a mismatch raises: the object is corrupt (never its records). */
-export function integrityError(key: string, expected: string, actual?: string): StowageError {
+export function integrityError(key: string, expected: string, actual?: string): StoreError {
   const computed = actual ? `, computed ${actual}` : "";
-  return new StowageError(
+  return new StoreError(
     "integrity",
     `${key}: the downloaded bytes do not match the stored SHA-256 checksum (stored ${expected}${computed}); the object is corrupt or was replaced outside Stowage`,
   );
@@ -74,7 +74,7 @@ export function integrityError(key: string, expected: string, actual?: string): 
 
 /**
  * Passes `body` through, hashing it; at the end, a digest other than `expected`
- * destroys the stream with StowageError("integrity"). Composite checksums need
+ * destroys the stream with StoreError("integrity"). Composite checksums need
  * `partSizes` to be checked (otherwise only full-object ones are).
  * @example const checked = verifyingStream(res.body, key, res.checksumSha256);
  */

@@ -1,9 +1,16 @@
 /**
  * The one place storage errors are classified (DESIGN.md "Errors"): retryable,
  * throttled, exists (412/304 on a conditional create), or permanent with a
- * category that doctor and FlushResult report.
+ * category that doctor, FlushResult, the reader and Studio report.
+ *
+ * The store classifies a failure once, where it throws it (store-errors.ts): its error, a
+ * `StoreError`, carries the class as Hono's HTTPException carries its response, and every
+ * caller reads it with `classifyError(err)` (or `err.classified`). This is the only module
+ * that reads the shape of an SDK error (`$metadata`, `$response`, `$fault`; lint rule
+ * `stowage/sdk-error-shape`); errors from elsewhere (a connector's HTTP answer, a socket
+ * error, an abort) are classified by the same rules when a caller asks.
  */
-import { isStowageError } from "../shared/errors.js";
+import { isStowageError, StowageError, type StowageErrorCode } from "../shared/errors.js";
 
 export type ErrorKind = "retryable" | "throttled" | "exists" | "permanent";
 export type ErrorCategory =
@@ -111,52 +118,94 @@ export class ClassifiedFailure extends Error {
   }
 }
 
+/**
+ * What an ObjectStore throws: a StowageError whose `code` callers branch on (exists,
+ * precondition, not-found, aborted, integrity, storage, …) and whose `classified` is the
+ * class decided where it was thrown. Without `classified`, the class follows from the code
+ * (and, for "storage", from the `cause`).
+ * @example
+ * const c = classifyError(err); // err.classified for a StoreError
+ * if (c.kind === "throttled") …
+ */
+export class StoreError extends StowageError {
+  readonly classified: ClassifiedError;
+
+  constructor(
+    code: StowageErrorCode,
+    message: string,
+    options: { cause?: unknown; hint?: string | undefined; classified?: ClassifiedError } = {},
+  ) {
+    super(code, message, options);
+    this.classified = options.classified ?? classifyUncarried(this);
+  }
+}
+
 function codeOf(e: ErrorLike): string {
   return String(e.Code ?? (typeof e.code === "string" ? e.code : undefined) ?? e.name ?? "Error");
 }
 
 /**
- * Classifies any error thrown by an ObjectStore call.
+ * The class of any error an ObjectStore call (or a retried call) threw: the one a
+ * StoreError or ClassifiedFailure carries, else decided by the same rules.
  * @example classifyError(err).kind === "exists" // PutObject If-None-Match:* hit an existing key
  */
 export function classifyError(err: unknown): ClassifiedError {
-  if (err instanceof ClassifiedFailure) return err.classified;
+  if (err instanceof ClassifiedFailure || err instanceof StoreError) return err.classified;
+  return classifyUncarried(err);
+}
+
+/**
+ * "SlowDown (HTTP 503)": a class's code and status for messages (never the provider's message).
+ * @example describeClass({ code: "AccessDenied", status: 403 }) // "AccessDenied (HTTP 403)"
+ */
+export function describeClass(c: Pick<ClassifiedError, "code" | "status">): string {
+  return `${c.code}${c.status ? ` (HTTP ${c.status})` : ""}`;
+}
+
+function classifyUncarried(err: unknown): ClassifiedError {
   if (isStowageError(err)) {
-    if (err.code === "exists")
+    const byCode = classOfCode(err.code, err.message);
+    if (byCode) return byCode;
+    if (err.cause !== undefined && err.code === "storage") return classifyError(err.cause);
+  }
+  return classifyAnswer(err);
+}
+
+/** The class a StowageError code decides alone (412/404 answers already named by the store). */
+function classOfCode(code: StowageErrorCode, message: string): ClassifiedError | undefined {
+  switch (code) {
+    case "exists":
       return {
         kind: "exists",
         category: "precondition",
         code: "PreconditionFailed",
         status: 412,
-        message: err.message,
+        message,
       };
-    if (err.code === "precondition")
+    case "precondition":
       return {
         kind: "permanent",
         category: "precondition",
         code: "PreconditionFailed",
         status: 412,
-        message: err.message,
+        message,
       };
-    if (err.code === "not-found")
-      return {
-        kind: "permanent",
-        category: "not-found",
-        code: "NoSuchKey",
-        status: 404,
-        message: err.message,
-      };
-    if (err.code === "aborted")
-      return { kind: "permanent", category: "aborted", code: "Aborted", message: err.message };
-    if (err.code === "config" || err.code === "policy" || err.code === "credentials")
-      return {
-        kind: "permanent",
-        category: err.code === "credentials" ? "auth" : "config",
-        code: err.code,
-        message: err.message,
-      };
-    if (err.cause !== undefined && err.code === "storage") return classifyError(err.cause);
+    case "not-found":
+      return { kind: "permanent", category: "not-found", code: "NoSuchKey", status: 404, message };
+    case "aborted":
+      return { kind: "permanent", category: "aborted", code: "Aborted", message };
+    case "config":
+    case "policy":
+      return { kind: "permanent", category: "config", code, message };
+    case "credentials":
+      return { kind: "permanent", category: "auth", code, message };
+    default:
+      return undefined;
   }
+}
+
+/** The rules, on an SDK error, a connector's HTTP answer error, or a transport error. */
+function classifyAnswer(err: unknown): ClassifiedError {
   const e = (err ?? {}) as ErrorLike;
   const code = codeOf(e);
   const status = e.$metadata?.httpStatusCode;

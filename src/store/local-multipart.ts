@@ -7,14 +7,14 @@ import { createHash } from "node:crypto";
 import { mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { throwIfAborted } from "../shared/abort.js";
-import { StowageError } from "../shared/errors.js";
+import { StoreError } from "./classify-error.js";
 import { randomHex } from "../shared/ids.js";
 import type { MultipartUpload, PutOptions, PutResult } from "./object-store.js";
 import { compositeChecksum, partChecksum } from "./checksum.js";
 
 /** What the multipart code needs from its LocalStore. */
 export interface LocalMultipartHost {
-  /** Throws StowageError("usage") for a key the store refuses. */
+  /** Throws StoreError("usage") for a key the store refuses. */
   checkKey(key: string): void;
   /** Moves the fsynced temp file `tmp` into place as `key` (atomic, with its sidecar). */
   commitFile(
@@ -46,7 +46,7 @@ export class LocalMultipart {
 
   private dirOf(upload: MultipartUpload): string {
     if (!/^[0-9a-f]{32}$/.test(upload.uploadId))
-      throw new StowageError("not-found", `no such upload ${upload.uploadId}`);
+      throw new StoreError("not-found", `no such upload ${upload.uploadId}`);
     return join(this.tmpDir, `mpu-${upload.uploadId}`);
   }
 
@@ -71,7 +71,7 @@ export class LocalMultipart {
     throwIfAborted(signal);
     const dir = this.dirOf(upload);
     await stat(dir).catch(() => {
-      throw new StowageError("not-found", `UploadPart ${upload.key}: no such upload`);
+      throw new StoreError("not-found", `UploadPart ${upload.key}: no such upload`);
     });
     this.sums.get(upload.uploadId)?.delete(partNumber); // until this write is whole
     await writeFile(join(dir, `part-${String(partNumber).padStart(5, "0")}`), body);
@@ -96,7 +96,7 @@ export class LocalMultipart {
         options: PutOptions;
       };
     } catch {
-      throw new StowageError("not-found", `CompleteMultipartUpload ${upload.key}: no such upload`);
+      throw new StoreError("not-found", `CompleteMultipartUpload ${upload.key}: no such upload`);
     }
     const tmp = join(this.tmpDir, randomHex(24));
     const fh = await open(tmp, "wx");

@@ -32,6 +32,7 @@ import {
 } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { StowageError } from "../shared/errors.js";
+import { StoreError } from "./classify-error.js";
 import { randomHex } from "../shared/ids.js";
 import { throwIfAborted } from "../shared/abort.js";
 import { LocalMultipart } from "./local-multipart.js";
@@ -98,13 +99,13 @@ export class LocalStore implements ObjectStore {
       key.includes("\\") ||
       key.includes("\0")
     ) {
-      throw new StowageError(
+      throw new StoreError(
         "usage",
         `invalid object key "${key}": use non-empty segments separated by single "/", without "." or ".."`,
       );
     }
     if (parts[0] === TMP || META_RE.test(parts[parts.length - 1]!)) {
-      throw new StowageError(
+      throw new StoreError(
         "usage",
         `invalid object key "${key}": the name is reserved by the local store`,
       );
@@ -178,7 +179,7 @@ export class LocalStore implements ObjectStore {
           await inDir(dir, () => link(tmpMeta, this.sidecarOf(path)));
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code === "EEXIST")
-            throw new StowageError("exists", `${key} already exists`);
+            throw new StoreError("exists", `${key} already exists`);
           throw err;
         }
         await inDir(dir, () => link(tmpData, path));
@@ -190,7 +191,7 @@ export class LocalStore implements ObjectStore {
     } catch (err) {
       throw err instanceof StowageError
         ? err
-        : new StowageError("storage", `PUT ${key}: ${(err as Error).message}`, { cause: err });
+        : new StoreError("storage", `PUT ${key}: ${(err as Error).message}`, { cause: err });
     } finally {
       await rm(tmpMeta, { force: true });
       await rm(tmpData, { force: true });
@@ -208,8 +209,8 @@ export class LocalStore implements ObjectStore {
         (err as NodeJS.ErrnoException).code === "ENOENT" ||
         (err as NodeJS.ErrnoException).code === "ENOTDIR"
       )
-        throw new StowageError("not-found", `${key}: no such key`);
-      throw new StowageError("storage", `${key}: ${(err as Error).message}`, { cause: err });
+        throw new StoreError("not-found", `${key}: no such key`);
+      throw new StoreError("storage", `${key}: ${(err as Error).message}`, { cause: err });
     }
     const side = await this.readSidecar(path);
     return {
@@ -249,7 +250,7 @@ export class LocalStore implements ObjectStore {
     throwIfAborted(options.signal);
     const info = await this.info(key);
     if (options.ifMatch !== undefined && options.ifMatch !== info.etag) {
-      throw new StowageError(
+      throw new StoreError(
         "precondition",
         `GET ${key}: ETag ${info.etag} does not match If-Match ${options.ifMatch}`,
       );
@@ -343,7 +344,7 @@ export class LocalStore implements ObjectStore {
         (err as NodeJS.ErrnoException).code === "ENOTDIR"
       )
         return;
-      throw new StowageError("storage", `LIST ${dirKey}: ${(err as Error).message}`, {
+      throw new StoreError("storage", `LIST ${dirKey}: ${(err as Error).message}`, {
         cause: err,
       });
     }
@@ -360,14 +361,14 @@ export class LocalStore implements ObjectStore {
     const path = this.pathOf(key);
     const lock = (await this.readSidecar(path))?.objectLock;
     if (lock && Date.parse(lock.retainUntil) > Date.now())
-      throw new StowageError(
+      throw new StoreError(
         "storage",
         `DELETE ${key}: the object is locked (${lock.mode}) until ${lock.retainUntil}`,
         { cause: Object.assign(new Error("object is WORM protected"), { name: "AccessDenied" }) },
       );
     await unlink(path).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== "ENOENT")
-        throw new StowageError("storage", `DELETE ${key}: ${err.message}`, { cause: err });
+        throw new StoreError("storage", `DELETE ${key}: ${err.message}`, { cause: err });
     });
     await rm(this.sidecarOf(path), { force: true });
     await this.pruneEmptyDirs(dirname(path));

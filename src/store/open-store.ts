@@ -11,7 +11,8 @@ import { resolveCredentials, type CredentialSource } from "./credentials.js";
 import { LocalStore } from "./local-store.js";
 import type { ObjectStore } from "./object-store.js";
 import { S3Store } from "./s3-store.js";
-import { regionMissingError } from "./store-errors.js";
+import { regionMissingError, storageError } from "./store-errors.js";
+import { describeClass, classifyError } from "./classify-error.js";
 
 export interface OpenStoreOptions {
   /** Environment for `*_env` credential variables. */
@@ -61,8 +62,8 @@ export function openStore(dest: ResolvedDestination, options: OpenStoreOptions):
 
 /**
  * HeadBucket on an S3Store: resolves with the region the provider reports
- * (`x-amz-bucket-region`, when it sends one); throws StowageError("storage") whose
- * cause is the SDK error (classify it with classifyError; 404 = no such bucket).
+ * (`x-amz-bucket-region`, when it sends one); throws a StoreError("storage") carrying
+ * the answer's class (classifyError(err).status 404 = no such bucket, 403 = not allowed).
  */
 export async function headBucket(
   store: ObjectStore,
@@ -80,12 +81,7 @@ export async function headBucket(
   } catch (err) {
     const missing = regionMissingError(err);
     if (missing) throw missing;
-    const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
-    const status = e.$metadata?.httpStatusCode;
-    throw new StowageError(
-      "storage",
-      `HeadBucket ${store.bucket}: ${e.name ?? "Error"}${status ? ` (HTTP ${status})` : ""}`,
-      { cause: err },
-    );
+    const c = classifyError(err);
+    throw storageError(err, `HeadBucket ${store.bucket}: ${describeClass(c)}`, { classified: c });
   }
 }

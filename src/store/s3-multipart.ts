@@ -5,7 +5,7 @@
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import { s3Sdk } from "./aws-sdk.js";
-import { StowageError } from "../shared/errors.js";
+import { StoreError } from "./classify-error.js";
 import type { MultipartUpload, PutOptions, PutResult } from "./object-store.js";
 import { partChecksum } from "./checksum.js";
 
@@ -48,7 +48,7 @@ export async function startMultipart(
     ),
   );
   if (!res.UploadId)
-    throw new StowageError("storage", `CreateMultipartUpload ${key} returned no upload id`);
+    throw new StoreError("storage", `CreateMultipartUpload ${key} returned no upload id`);
   return { key, uploadId: res.UploadId };
 }
 
@@ -128,7 +128,7 @@ export async function abortMultipart(
       ),
     );
   } catch (err) {
-    if (err instanceof StowageError && err.code === "not-found") return;
+    if (err instanceof StoreError && err.code === "not-found") return;
     throw err;
   }
 }

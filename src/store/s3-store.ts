@@ -17,7 +17,6 @@ import type {
   FinalizeHandlerArguments,
   MetadataBearer,
 } from "@smithy/types";
-import { StowageError } from "../shared/errors.js";
 import { httpHandlerSdk, s3Sdk, withoutSdkNodeWarning } from "./aws-sdk.js";
 import type {
   GetOptions,
@@ -33,6 +32,7 @@ import type {
   VersionsPage,
 } from "./object-store.js";
 import { listVersions } from "./s3-versions.js";
+import { StoreError } from "./classify-error.js";
 import { toStoreError } from "./store-errors.js";
 import { sha256Base64Async, verifyingStream } from "./checksum.js";
 import {
@@ -202,8 +202,8 @@ export class S3Store implements ObjectStore {
         { abortSignal },
       ),
     ).catch((err: unknown) => {
-      if (options.ifNoneMatch && err instanceof StowageError && err.code === "precondition") {
-        throw new StowageError("exists", `${key} already exists`, { cause: err.cause });
+      if (options.ifNoneMatch && err instanceof StoreError && err.code === "precondition") {
+        throw new StoreError("exists", `${key} already exists`, { cause: err.cause });
       }
       throw err;
     });
@@ -227,7 +227,7 @@ export class S3Store implements ObjectStore {
     const raw = res.Body as Readable;
     const body = res.ChecksumSHA256 ? verifyingStream(raw, key, res.ChecksumSHA256) : raw;
     if (options.signal) {
-      const onAbort = () => body.destroy(new StowageError("aborted", "the operation was aborted"));
+      const onAbort = () => body.destroy(new StoreError("aborted", "the operation was aborted"));
       options.signal.addEventListener("abort", onAbort, { once: true });
       body.once("close", () => options.signal?.removeEventListener("abort", onAbort));
     }

@@ -1,31 +1,36 @@
 /**
- * Maps SDK/filesystem failures onto Stowage's store error codes so S3Store and
- * LocalStore throw the same things: exists, precondition, not-found, aborted,
- * or storage (with the original error as `cause`, classified by classify-error).
+ * Where a failed store call becomes the error the store throws, classified once: S3Store
+ * and LocalStore throw the same things — exists, precondition, not-found, aborted, config,
+ * or storage — each a `StoreError` carrying its class (classify-error.ts), with the
+ * original error as `cause`. Nothing here reads the SDK's error shape: the class does.
  */
 import { StowageError } from "../shared/errors.js";
+import {
+  classifyError,
+  describeClass,
+  StoreError,
+  type ClassifiedError,
+} from "./classify-error.js";
 
-interface SdkErrorLike {
-  name?: string;
-  Code?: string;
-  code?: string;
-  message?: string;
-  $metadata?: { httpStatusCode?: number };
-}
-
+/**
+ * The StoreError for a failed SDK call `what` ("PUT key", "LIST prefix", …).
+ * @example throw toStoreError(err, `GET ${key}`, { callerAborted: signal?.aborted ?? false, timedOut: false, timeoutMs: 10_000 });
+ */
 export function toStoreError(
   err: unknown,
   what: string,
   ctx: { callerAborted: boolean; timedOut: boolean; timeoutMs: number; bucket?: string },
-): StowageError {
-  if (err instanceof StowageError) return err;
+): StoreError {
+  if (err instanceof StoreError) return err;
+  if (err instanceof StowageError)
+    return new StoreError(err.code, err.message, { cause: err, hint: err.hint });
   if (ctx.callerAborted)
-    return new StowageError("aborted", `${what}: the operation was aborted`, { cause: err });
+    return new StoreError("aborted", `${what}: the operation was aborted`, { cause: err });
   if (ctx.timedOut) {
     const cause = Object.assign(new Error(`no response within ${ctx.timeoutMs} ms`), {
       code: "AttemptTimeout",
     });
-    return new StowageError(
+    return new StoreError(
       "storage",
       `${what}: no response within ${ctx.timeoutMs} ms (per-attempt timeout)`,
       { cause },
@@ -33,28 +38,36 @@ export function toStoreError(
   }
   const missing = regionMissingError(err);
   if (missing) return missing;
-  const e = (err ?? {}) as SdkErrorLike;
-  const status = e.$metadata?.httpStatusCode;
-  const code = e.Code ?? e.name ?? e.code ?? "Error";
-  if (status === 412 || status === 304 || code === "PreconditionFailed") {
-    return new StowageError("precondition", `${what}: precondition failed (${status ?? code})`, {
+  const c = classifyError(err);
+  if (c.kind === "exists")
+    return new StoreError("precondition", `${what}: precondition failed (${c.status ?? c.code})`, {
       cause: err,
     });
-  }
-  if (
-    code === "NoSuchKey" ||
-    (status === 404 && code !== "NoSuchBucket" && code !== "NoSuchUpload")
-  ) {
-    return new StowageError("not-found", `${what}: no such key`, { cause: err });
-  }
-  if (code === "NoSuchUpload")
-    return new StowageError("not-found", `${what}: no such upload`, { cause: err });
-  const hint = ctx.bucket ? virtualHostDnsHint(err, ctx.bucket) : undefined;
-  return new StowageError(
-    "storage",
-    `${what}: ${code}${status ? ` (HTTP ${status})` : ""}: ${e.message ?? ""}`.trim(),
-    { cause: err, hint },
-  );
+  if (c.code === "NoSuchUpload")
+    return new StoreError("not-found", `${what}: no such upload`, { cause: err });
+  if (c.category === "not-found" || (c.status === 404 && c.category !== "bucket-not-found"))
+    return new StoreError("not-found", `${what}: no such key`, { cause: err });
+  return storageError(err, `${what}: ${describeClass(c)}: ${c.message}`.trim(), {
+    classified: c,
+    hint: ctx.bucket ? virtualHostDnsHint(err, ctx.bucket) : undefined,
+  });
+}
+
+/**
+ * A failure the store passes on as "storage" with the class of `err` (bucket-level calls,
+ * whose answers have no key to be missing).
+ * @example throw storageError(err, `HeadBucket ${bucket}`);
+ */
+export function storageError(
+  err: unknown,
+  message: string,
+  options: { classified?: ClassifiedError; hint?: string | undefined } = {},
+): StoreError {
+  return new StoreError("storage", message, {
+    cause: err,
+    classified: options.classified ?? classifyError(err),
+    hint: options.hint,
+  });
 }
 
 /**
@@ -84,10 +97,10 @@ export function virtualHostDnsHint(err: unknown, bucket: string): string | undef
  * The SDK's "Region is missing" (no region in the config, AWS_REGION or the
  * profile) as the config error it is, saying what to set.
  */
-export function regionMissingError(err: unknown): StowageError | undefined {
+export function regionMissingError(err: unknown): StoreError | undefined {
   const message = (err as { message?: unknown } | null)?.message;
   if (typeof message !== "string" || !/^Region is missing/.test(message)) return undefined;
-  return new StowageError(
+  return new StoreError(
     "config",
     "no AWS region is configured: set `region` in the destination (e.g. region: eu-west-1), or AWS_REGION in the environment",
     {
