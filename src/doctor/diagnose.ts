@@ -5,7 +5,7 @@
  * region / clock / path style for SignatureDoesNotMatch.
  */
 import type { ResolvedDestination } from "../config/destination.js";
-import { classifyError } from "../store/classify-error.js";
+import { classifyError, describeClass } from "../store/classify-error.js";
 import { virtualHostDnsHint } from "../store/store-errors.js";
 import { isStowageError } from "../shared/errors.js";
 import type { CheckOutcome, DoctorCategory } from "./types.js";
@@ -67,7 +67,7 @@ export function diagnose(
       ...(err.hint ? { hint: err.hint } : {}),
     };
   const c = classifyError(err);
-  const detail = `${c.code}${c.status ? ` (HTTP ${c.status})` : ""}${c.message && c.message !== c.code ? `: ${firstLine(c.message)}` : ""}`;
+  const detail = `${describeClass(c)}${c.message && c.message !== c.code ? `: ${firstLine(c.message)}` : ""}`;
   const fail = (category: DoctorCategory, hint: string): Failure => ({
     ok: false,
     category,
@@ -75,11 +75,7 @@ export function diagnose(
     hint,
   });
   if (dest.type === "local") {
-    const code =
-      (err as { code?: string; cause?: { code?: string } })?.cause?.code ??
-      (err as { code?: string })?.code ??
-      "";
-    if (code === "EACCES" || code === "EPERM")
+    if (c.code === "EACCES" || c.code === "EPERM")
       return fail(
         "auth error",
         `the process may not ${need.action} under ${dest.path}: check the directory's owner and permissions.`,

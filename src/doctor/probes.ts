@@ -11,6 +11,7 @@ import type { Env } from "../config/env.js";
 import { describeEndpoint } from "../config/providers.js";
 import { isStowageError } from "../shared/errors.js";
 import { randomHex } from "../shared/ids.js";
+import { classifyError } from "../store/classify-error.js";
 import { describeCredentials } from "../store/credentials.js";
 import { headBucket, openStore } from "../store/open-store.js";
 import { checkCredentials } from "./credentials-check.js";
@@ -110,8 +111,7 @@ export async function probeTarget(
             );
           if (listed === undefined) break;
         }
-        const status = (err as { cause?: { $metadata?: { httpStatusCode?: number } } }).cause
-          ?.$metadata?.httpStatusCode;
+        const { status } = classifyError(err);
         if (!(listed === undefined && status === 403)) {
           const outcome = fail(listed ?? err, { action: "s3:ListBucket", resource: arnOf(dest) });
           if (status === 404 && outcome.category !== "bucket not found")
