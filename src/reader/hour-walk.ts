@@ -14,12 +14,11 @@
  *   strictly in order, so the result order never depends on which reply came first.
  */
 import { parseObjectKey } from "../batch/object-key.js";
-import { classifyError } from "../store/classify-error.js";
 import type { ListEntry, ListOptions, ListPage, ObjectStore } from "../store/object-store.js";
 import { afterFolder, beforeFolder, buildFolders } from "./folders.js";
 import type { DayState, HourState, MonthState } from "./folders.js";
 import type { Grant, SessionStats } from "./grant.js";
-import { describeRetry, isRetryable, storageFailure, waitToRetry } from "./read-errors.js";
+import { attemptUnderGrant, describeRetry, storageFailure } from "./read-errors.js";
 import type { TimeRange } from "./time-range.js";
 import type { SkippedObject } from "./types.js";
 
@@ -123,18 +122,15 @@ export class HourWalk {
     env: WalkEnv,
   ): Promise<ListPage | null> {
     const what = `LIST ${options.prefix}`;
-    for (let attempt = 1; ; attempt++) {
-      if (!env.grant.take("listAttempts")) return null;
-      if (attempt > 1) env.stats.retries++;
-      try {
-        return await env.store.list({ ...options, signal: env.signal });
-      } catch (err) {
-        const c = classifyError(err);
-        if (!isRetryable(c)) throw storageFailure(err, what, env.store.description);
-        env.onRetry(describeRetry(c, what));
-        await waitToRetry(c, attempt, env.retryBackoffMs, env.signal);
-      }
-    }
+    const out = await attemptUnderGrant(() => env.store.list({ ...options, signal: env.signal }), {
+      retryBackoffMs: env.retryBackoffMs,
+      signal: env.signal,
+      stats: env.stats,
+      charge: () => (env.grant.take("listAttempts") ? undefined : null),
+      onRetry: (c) => env.onRetry(describeRetry(c, what)),
+    });
+    if (out.ok) return out.value;
+    throw storageFailure(out.cause, what, env.store.description);
   }
 
   /** Queues the entries that overlap the range; returns each hour's last max-ms seen. */

@@ -10,12 +10,13 @@
  * - an object over a cap returns no lines (reported, not loaded);
  * - a body that fails its checksum or its gzip decode is downloaded once more before it
  *   is reported: one byte flipped in flight reads exactly like stored corruption
- *   (issue 31 §2); the second GET is charged like any retry;
+ *   (issue 31 §2); it is a retryable failure of its GET, so the second GET waits and is
+ *   charged like any retry (the one retry loop, store/retry-policy.ts);
  * - an object its GET cannot vouch for (no stored SHA-256; no lock, or a shorter one,
  *   where the config asks for one) is read as usual and marked `unverified`.
  */
 import type { GetResult, ObjectStore } from "../store/object-store.js";
-import { classifyError } from "../store/classify-error.js";
+import { ClassifiedFailure } from "../store/classify-error.js";
 import { isStowageError } from "../shared/errors.js";
 import { META, FORMAT_VERSION_VALUE, parseObjectKey } from "../batch/object-key.js";
 import { lockProblems, lockUntil } from "../store/object-lock.js";
@@ -24,7 +25,7 @@ import type { AheadGet } from "./get-ahead.js";
 import type { Allowance, Grant } from "./grant.js";
 import { heldCost, MAX_CACHED_LINES, type ObjectCache } from "./object-cache.js";
 import { OBJECT_MAX_COMPRESSED_BYTES, OBJECT_MAX_DECODED_BYTES } from "./limits.js";
-import { describeRetry, isRetryable, storageFailure, waitToRetry } from "./read-errors.js";
+import { attemptUnderGrant, describeRetry, storageFailure } from "./read-errors.js";
 import type { SkippedObject, VerificationOptions } from "./types.js";
 
 export interface ObjectTarget {
@@ -67,6 +68,9 @@ const skip = (key: string, reason: SkippedObject["reason"], detail: string): Obj
   problem: { key, reason, detail },
 });
 
+/** A body that failed its checksum or gzip decode: bytes damaged in flight read like stored corruption. */
+const BODY_DAMAGED = "BodyDamagedInFlight";
+
 /**
  * @example const out = await readObject(ctx, { key, etag, size }, cursorLine);
  */
@@ -98,42 +102,54 @@ export async function readObject(
       `${mib(target.size)} compressed is over the grant's download allowance of ${mib(grant.limits.downloadBytes)}; raise limits.downloadBytes`,
     );
   }
-  let damaged = 0;
-  for (let attempt = 1; ; attempt++) {
-    const sent = attempt === 1 && ahead ? ahead.settled : undefined; // already charged when it was sent
-    if (!sent) {
-      if (!grant.has("downloadBytes", target.size))
-        return { lines: [], next: startLine, by: "downloadBytes" };
-      if (!grant.take("getAttempts")) return { lines: [], next: startLine, by: "getAttempts" };
-    }
-    if (attempt > 1) grant.stats.retries++;
-    try {
+  const what = `GET ${target.key}`;
+  let damaged = false;
+  const out = await attemptUnderGrant(
+    async (attempt) => {
+      const sent = attempt === 1 ? ahead?.settled : undefined; // already charged when it was sent
       const res = sent
         ? unwrap(await sent)
         : await ctx.store.get(target.key, getOptions(ctx, target));
-      const out = await decodeObject(ctx, target, startLine, res, damaged === 0);
-      if (!out.damaged) return out;
-      damaged++;
-      ctx.onRetry(
-        `GET ${target.key}: the body failed its checksum or gzip check; downloading it again`,
-      );
-    } catch (err) {
-      if (isStowageError(err, "aborted")) throw err;
-      if (isStowageError(err, "precondition")) {
-        return skip(
-          target.key,
-          "changed",
-          `the object changed after it was listed (ETag ${target.etag} no longer matches); load again`,
-        );
-      }
-      if (isStowageError(err, "not-found"))
-        return skip(target.key, "error", "the object was deleted after it was listed");
-      const c = classifyError(err);
-      if (!isRetryable(c)) throw storageFailure(err, `GET ${target.key}`, ctx.store.description);
-      ctx.onRetry(describeRetry(c, `GET ${target.key}`));
-      await waitToRetry(c, attempt, ctx.retryBackoffMs, ctx.signal);
-    }
-  }
+      const got = await decodeObject(ctx, target, startLine, res, !damaged);
+      if (!got.damaged) return got;
+      damaged = true;
+      throw new ClassifiedFailure({
+        kind: "retryable",
+        category: "other",
+        code: BODY_DAMAGED,
+        message: `${what}: the body failed its checksum or gzip check`,
+      });
+    },
+    {
+      retryBackoffMs: ctx.retryBackoffMs,
+      signal: ctx.signal,
+      stats: grant.stats,
+      charge: (attempt): ObjectOutcome | undefined => {
+        if (attempt === 1 && ahead) return undefined;
+        if (!grant.has("downloadBytes", target.size))
+          return { lines: [], next: startLine, by: "downloadBytes" };
+        if (!grant.take("getAttempts")) return { lines: [], next: startLine, by: "getAttempts" };
+        return undefined;
+      },
+      onRetry: (c) =>
+        ctx.onRetry(
+          c.code === BODY_DAMAGED
+            ? `${what}: the body failed its checksum or gzip check; downloading it again`
+            : describeRetry(c, what),
+        ),
+    },
+  );
+  if (out.ok) return out.value;
+  const err = out.cause;
+  if (isStowageError(err, "precondition"))
+    return skip(
+      target.key,
+      "changed",
+      `the object changed after it was listed (ETag ${target.etag} no longer matches); load again`,
+    );
+  if (isStowageError(err, "not-found"))
+    return skip(target.key, "error", "the object was deleted after it was listed");
+  throw storageFailure(err, what, ctx.store.description);
 }
 
 const getOptions = (ctx: ReadContext, target: ObjectTarget) => ({

@@ -1,39 +1,59 @@
 /**
- * Reader failures and retries: which storage errors end a load (with a message
- * that says what to do); retries wait through the one retry policy (store/retry-policy.ts).
+ * Reader failures and retries: which storage errors end a load (with a message that says
+ * what to do), and the reader's use of the one retry loop (store/retry-policy.ts): each
+ * attempt charged to the grant before it is sent, each retry counted and noted.
  */
-import { classifyError, type ClassifiedError } from "../store/classify-error.js";
-import { isRetryable, retryDelayMs, type RetryPolicyOptions } from "../store/retry-policy.js";
-import { sleep } from "../shared/abort.js";
+import { READER_RETRY } from "../config/retry-defaults.js";
+import { classifyError, describeClass, type ClassifiedError } from "../store/classify-error.js";
+import {
+  attemptWithRetry,
+  type RetryOutcome,
+  type RetryPolicyOptions,
+} from "../store/retry-policy.js";
 import { isStowageError, StowageError } from "../shared/errors.js";
 
 const DOCTOR =
   "run `stowage doctor --source` with the same URL and flags to check credentials, bucket, region, endpoint and the reader's capabilities";
 
-export { isRetryable };
-
 /** The reader's use of the one retry policy: attempts are bounded by the grant, not here. */
 export function readerRetryPolicy(baseMs: number): RetryPolicyOptions {
-  return {
-    maxAttempts: Number.POSITIVE_INFINITY,
-    initialBackoffMs: baseMs,
-    maxBackoffMs: 2_000,
-    throttleFactor: 4,
-  };
+  return { ...READER_RETRY, initialBackoffMs: baseMs };
+}
+
+/** What a request of a grant needs to be retried under it. */
+export interface GrantedRetry<S> {
+  /** The source's `retryBackoffMs`: the first wait's ceiling. */
+  retryBackoffMs: number;
+  signal: AbortSignal | undefined;
+  stats: { retries: number };
+  /**
+   * Charges attempt `attempt` to the grant before it is sent; returns what to answer
+   * instead when the grant cannot pay (then nothing is sent).
+   */
+  charge(attempt: number): S | undefined;
+  /** A retried failure, before the wait. */
+  onRetry(error: ClassifiedError): void;
 }
 
 /**
- * Waits before the attempt after `attempt` failed with `c` (store/retry-policy.ts:
- * full jitter, longer when throttled, the server's Retry-After honoured), aborting with `signal`.
- * @example await waitToRetry(classified, attempt, ctx.retryBackoffMs, ctx.signal);
+ * Runs `call` through the one retry loop under a grant: every attempt is charged before it
+ * is sent (retries too, and counted in `stats.retries`); waits are the policy's (full jitter,
+ * longer when throttled, the server's Retry-After honoured) and end with `signal`.
+ * @example const out = await attemptUnderGrant(() => store.list(o), { ...env, charge: () => (grant.take("listAttempts") ? undefined : null), onRetry });
  */
-export function waitToRetry(
-  c: ClassifiedError,
-  attempt: number,
-  baseMs: number,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  return sleep(retryDelayMs(readerRetryPolicy(baseMs), attempt, c), signal);
+export function attemptUnderGrant<T, S>(
+  call: (attempt: number) => Promise<T>,
+  g: GrantedRetry<S>,
+): Promise<RetryOutcome<T | Exclude<S, undefined>>> {
+  return attemptWithRetry(call, readerRetryPolicy(g.retryBackoffMs), {
+    signal: g.signal,
+    beforeAttempt: (attempt) => {
+      const instead = g.charge(attempt);
+      if (instead === undefined && attempt > 1) g.stats.retries++;
+      return instead;
+    },
+    onRetry: (error) => g.onRetry(error),
+  });
 }
 
 /**
@@ -46,7 +66,8 @@ export function storageFailure(err: unknown, what: string, where: string): Stowa
   const base = `${what} on ${where} failed`;
   switch (c.category) {
     case "auth":
-      if (noCredentials(err, c.code))
+      // The SDK found no credentials at all (as opposed to credentials that were refused).
+      if (c.code === "CredentialsProviderError")
         return new StowageError(
           "credentials",
           `${base}: no credentials: none were found in the environment (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY), a profile (--profile or AWS_PROFILE), the shared credentials file, or an instance/container role`,
@@ -79,21 +100,14 @@ export function storageFailure(err: unknown, what: string, where: string): Stowa
         { cause: err, hint: DOCTOR },
       );
     default:
-      return new StowageError(
-        "storage",
-        `${base}: ${c.code}${c.status ? ` (HTTP ${c.status})` : ""}: ${c.message}`,
-        { cause: err, hint: DOCTOR },
-      );
+      return new StowageError("storage", `${base}: ${describeClass(c)}: ${c.message}`, {
+        cause: err,
+        hint: DOCTOR,
+      });
   }
 }
 
 /** A short description of a retried error for `lastError` (code and status only). */
 export function describeRetry(c: ClassifiedError, what: string): string {
-  return `${what}: ${c.code}${c.status ? ` (HTTP ${c.status})` : ""}`;
-}
-
-/** True when the SDK found no credentials at all (as opposed to credentials that were refused). */
-function noCredentials(err: unknown, code: string): boolean {
-  const name = (err as { name?: unknown } | null)?.name;
-  return code === "CredentialsProviderError" || name === "CredentialsProviderError";
+  return `${what}: ${describeClass(c)}`;
 }
