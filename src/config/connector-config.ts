@@ -13,6 +13,7 @@ import { checkEndpoint } from "./endpoint-policy.js";
 import { endpointTrust, type Env } from "./env.js";
 import { pathId, type KeyOrigins } from "./keys.js";
 import type { connectorSchema } from "./logger-schema.js";
+import { CONNECTOR_RETRY } from "./retry-defaults.js";
 
 /** Defaults of an OTLP/HTTP connector (docs/connectors.md). */
 export const OTLP_HTTP_DEFAULTS = {
@@ -22,9 +23,7 @@ export const OTLP_HTTP_DEFAULTS = {
   maxBatchBytes: 1024 * 1024,
   maxQueueBytes: 4 * 1024 * 1024,
   requestTimeoutMs: 5_000,
-  maxAttempts: 3,
-  initialBackoffMs: 500,
-  maxBackoffMs: 5_000,
+  ...CONNECTOR_RETRY,
   flushTimeoutMs: 5_000,
 };
 

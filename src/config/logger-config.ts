@@ -26,6 +26,7 @@ import {
   type Level,
 } from "./logger-schema.js";
 import { applyEnvOverrides } from "./env-overrides.js";
+import { DELIVERY_RETRY } from "./retry-defaults.js";
 import { resolveConnectors, type ResolvedConnector } from "./connector-config.js";
 
 /** The embedded default destination: a local-directory store under the working directory. */
@@ -43,9 +44,7 @@ export const DELIVERY_DEFAULTS = {
   maxRecordBytes: 1024 * 1024,
   concurrency: 2,
   requestTimeoutMs: 10_000,
-  maxAttempts: 5,
-  initialBackoffMs: 500,
-  maxBackoffMs: 30_000,
+  ...DELIVERY_RETRY,
   buffer: "memory" as "memory" | "sqlite",
   maxSpoolBytes: 512 * 1024 * 1024,
 };

@@ -8,6 +8,7 @@
  */
 import { HOUR_MS, parseObjectKey, utcHourStart } from "../batch/object-key.js";
 import type { ObjectLockSpec } from "../config/destination.js";
+import { VERIFY_RETRY } from "../config/retry-defaults.js";
 import type { ListVersionsOptions, ObjectStore } from "../store/object-store.js";
 import { withRetry, type RetryPolicyOptions } from "../store/retry-policy.js";
 import { checkBody } from "./body-checks.js";
@@ -50,12 +51,6 @@ export interface VerifyReport {
 
 type Hooks = { signal?: AbortSignal | undefined };
 
-const DEFAULT_RETRY: RetryPolicyOptions = {
-  maxAttempts: 5,
-  initialBackoffMs: 200,
-  maxBackoffMs: 5_000,
-};
-
 /**
  * @example const report = await verifyLogs(store, { prefix: "app", fromMs, toMs, depth: "full" });
  */
@@ -63,7 +58,7 @@ export async function verifyLogs(
   store: ObjectStore,
   options: VerifyLogsOptions,
 ): Promise<VerifyReport> {
-  const retry = options.retry ?? DEFAULT_RETRY;
+  const retry = options.retry ?? VERIFY_RETRY;
   const hooks: Hooks = options.signal ? { signal: options.signal } : {};
   const first = utcHourStart(options.fromMs);
   const report: VerifyReport = {

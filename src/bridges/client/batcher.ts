@@ -8,7 +8,8 @@
  * - The queue is the one place unsent records wait: a record the server refused for
  *   capacity (or a 429, 5xx, network error) goes back to its front, in order, and is
  *   sent again after a full-jitter backoff (at least the server's Retry-After, at most
- *   `maxBackoffMs`); after `maxAttempts` sends it is dropped and counted.
+ *   `maxBackoffMs`: the one formula, store/backoff.ts); after `maxAttempts` sends it is
+ *   dropped and counted.
  * - Every request body is at most `maxBatchBytes` UTF-8 bytes (≤ 64 KiB, the browsers'
  *   keepalive/beacon cap); a record that cannot fit alone is dropped when logged.
  * - `stats()` counts what the server answered, never what was merely sent.
@@ -20,6 +21,7 @@ import {
   type ClientOptions,
   type ClientStats,
 } from "./options.js";
+import { retryDelayMs } from "../../store/backoff.js";
 import { send } from "./send.js";
 import { utf8Bytes } from "./utf8.js";
 
@@ -114,8 +116,8 @@ export function createClient(options: ClientOptions): StowageClient {
     return batch;
   };
 
-  /** One batch sent and answered; returns the backoff before the next, 0 when none is due. */
-  const sendBatch = async (batch: Entry[], round: number): Promise<number> => {
+  /** One batch sent and answered; returns the backoff before the next, null when none is due. */
+  const sendBatch = async (batch: Entry[], round: number): Promise<number | null> => {
     const r = await send(
       o.url,
       o.token,
@@ -125,18 +127,17 @@ export function createClient(options: ClientOptions): StowageClient {
     stats.filtered += r.filtered;
     stats.refused += r.refused;
     stats.unconfirmed += r.unconfirmed;
-    if (r.again.length === 0) return 0;
+    if (r.again.length === 0) return null;
     const again: Entry[] = [];
     for (const i of r.again) {
       const e = batch[i]!;
       if (++e.sends >= o.maxAttempts) stats.dropped++;
       else again.push(e);
     }
-    if (again.length === 0) return 0;
+    if (again.length === 0) return null;
     stats.retried += again.length;
     requeue(again);
-    const ceiling = Math.min(o.maxBackoffMs, o.initialBackoffMs * 2 ** Math.min(round, 30));
-    return Math.max(Math.min(r.waitMs, o.maxBackoffMs), Math.random() * ceiling);
+    return retryDelayMs(o, round + 1, { kind: "retryable", retryAfterMs: r.waitMs });
   };
 
   /** Sends batches while a full one is queued, or until the queue is empty while a flush waits. */
@@ -147,8 +148,8 @@ export function createClient(options: ClientOptions): StowageClient {
         const batch = take();
         if (batch.length === 0) break;
         const waitMs = await sendBatch(batch, round);
-        round = waitMs > 0 ? round + 1 : 0;
-        if (waitMs > 0) await sleep(waitMs);
+        round = waitMs === null ? 0 : round + 1;
+        if (waitMs) await sleep(waitMs);
       }
     })().finally(() => (sending = null)));
 

@@ -3,6 +3,7 @@
  * `stats()`. The byte limit is UTF-8 bytes, checked against the 64 KiB that
  * browsers allow keepalive and beacon bodies in flight.
  */
+import { CLIENT_RETRY } from "../../config/retry-defaults.js";
 
 /** Levels, least to most severe (the logger's names). */
 export const LEVELS = [
@@ -78,9 +79,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     maxBatch: 100,
     maxBatchBytes: 60_000,
     flushIntervalMs: 5000,
-    maxAttempts: 5,
-    initialBackoffMs: 1000,
-    maxBackoffMs: 30_000,
+    ...CLIENT_RETRY,
     captureErrors: false,
     ...options,
   };
