@@ -23,7 +23,7 @@ import {
   stamp,
   type RunKeys,
 } from "./naming.js";
-import { readObject, retryingStoreFor } from "./retrying-store.js";
+import { readObject } from "./retrying-store.js";
 import { StowageError } from "../shared/errors.js";
 import type { Source } from "./sources/source.js";
 
@@ -80,13 +80,13 @@ export async function prepareRun(exp: ResolvedExport, o: PrepareOptions): Promis
   const keys = runKeys(prefix, exp.name, runId, startedAt, format.extension);
   // The bucket's reads run beside the source connection (they change nothing); every write
   // waits for the source: a run that cannot read its database must not invalidate the last one.
-  // They stop when prepare ends, however it ends: no retry wait of theirs outlives it.
+  // They stop when prepare ends, however it ends: each passes `readSignal`, which also ends
+  // its retry waits (retrying-store.ts), so no wait of theirs outlives it.
   const early = new AbortController();
   const readSignal = signal ? AbortSignal.any([signal, early.signal]) : early.signal;
-  const reads = retryingStoreFor(store, policy, readSignal);
-  const dangling = settledLater(danglingUploads(reads, exp, readSignal));
-  const markers = settledLater(listMarkers(reads, exp, readSignal));
-  const committed = settledLater(readPrevious(reads, keys, policy, readSignal));
+  const dangling = settledLater(danglingUploads(store, exp, readSignal));
+  const markers = settledLater(listMarkers(store, exp, readSignal));
+  const committed = settledLater(readPrevious(store, keys, policy, readSignal));
   let source: Source | undefined;
   try {
     source = await o.openSource();

@@ -4,21 +4,23 @@
  * with the export's `max_attempts`, so one 503 on any step — a part, a manifest,
  * `_SUCCESS`, the cursor, a delete, a list — costs a retry, not the run.
  *
- * `get` retries opening the object; a body that breaks mid-read is the reader's
- * to retry (see `readObject`, which retries the whole read).
+ * `get` is passed through unretried: a GET's attempt includes reading its body, so the
+ * whole read is retried (`readObject` here, `hashObject` in validate) — never a second
+ * loop nested inside a first. A retry's wait ends with the store's signal or the call's own.
  */
+import { EXPORT_RETRY } from "../config/retry-defaults.js";
 import { readCapped } from "../shared/read-capped.js";
 import { isStowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { withRetry, type RetryHooks, type RetryPolicyOptions } from "../store/retry-policy.js";
 
-/** The export's backoff: first wait ≤ 200 ms, doubling, each wait ≤ 5 s (× 2 when throttled). */
+/** The export's backoff (config/retry-defaults.ts): first wait ≤ 200 ms, doubling, each ≤ 5 s (× 2 when throttled). */
 export function exportRetryPolicy(maxAttempts: number): RetryPolicyOptions {
-  return { maxAttempts, initialBackoffMs: 200, maxBackoffMs: 5_000 };
+  return { ...EXPORT_RETRY, maxAttempts };
 }
 
 /**
- * Wraps a store so every call is retried under `policy`.
+ * Wraps a store so every call but `get` is retried under `policy`.
  * @example const store = retryingStore(s3, exportRetryPolicy(4), { signal });
  */
 export function retryingStore(
@@ -26,44 +28,31 @@ export function retryingStore(
   policy: RetryPolicyOptions,
   hooks: RetryHooks = {},
 ): ObjectStore {
-  const retry = <T>(call: () => Promise<T>) => withRetry(call, policy, hooks);
-  const wrapped: ObjectStore & { [RAW]?: ObjectStore } = {
+  const retry = <T>(call: () => Promise<T>, o?: { signal?: AbortSignal | undefined }) =>
+    withRetry(call, policy, { ...hooks, signal: eitherSignal(hooks.signal, o?.signal) });
+  return {
     description: inner.description,
-    put: (key, body, o) => retry(() => inner.put(key, body, o)),
-    get: (key, o) => retry(() => inner.get(key, o)),
-    head: (key, o) => retry(() => inner.head(key, o)),
-    list: (o) => retry(() => inner.list(o)),
-    listVersions: (o) => retry(() => inner.listVersions(o)),
-    delete: (key, o) => retry(() => inner.delete(key, o)),
-    startMultipart: (key, o) => retry(() => inner.startMultipart(key, o)),
-    uploadPart: (u, n, b, o) => retry(() => inner.uploadPart(u, n, b, o)),
-    completeMultipart: (u, p, o) => retry(() => inner.completeMultipart(u, p, o)),
-    abortMultipart: (u, o) => retry(() => inner.abortMultipart(u, o)),
-    listMultipartUploads: (p, o) => retry(() => inner.listMultipartUploads(p, o)),
+    put: (key, body, o) => retry(() => inner.put(key, body, o), o),
+    get: (key, o) => inner.get(key, o),
+    head: (key, o) => retry(() => inner.head(key, o), o),
+    list: (o) => retry(() => inner.list(o), o),
+    listVersions: (o) => retry(() => inner.listVersions(o), o),
+    delete: (key, o) => retry(() => inner.delete(key, o), o),
+    startMultipart: (key, o) => retry(() => inner.startMultipart(key, o), o),
+    uploadPart: (u, n, b, o) => retry(() => inner.uploadPart(u, n, b, o), o),
+    completeMultipart: (u, p, o) => retry(() => inner.completeMultipart(u, p, o), o),
+    abortMultipart: (u, o) => retry(() => inner.abortMultipart(u, o), o),
+    listMultipartUploads: (p, o) => retry(() => inner.listMultipartUploads(p, o), o),
     close: () => inner.close(),
   };
-  wrapped[RAW] = inner;
-  return wrapped;
 }
 
-const RAW = Symbol("stowage.unretried");
-
-/**
- * The same store under the same policy, with its waits and calls also ended by `signal`:
- * for a group of calls that must stop on its own (without nesting a second retry loop).
- * @example const reads = retryingStoreFor(store, policy, readsSignal);
- */
-export function retryingStoreFor(
-  store: ObjectStore,
-  policy: RetryPolicyOptions,
-  signal: AbortSignal,
-): ObjectStore {
-  return retryingStore(unretried(store), policy, { signal });
-}
-
-/** The store under a `retryingStore` (so whole-read retries do not nest inside per-call ones). */
-function unretried(store: ObjectStore): ObjectStore {
-  return (store as { [RAW]?: ObjectStore })[RAW] ?? store;
+/** Aborts when either signal does (one of them when the other is absent or the same). */
+function eitherSignal(
+  a: AbortSignal | undefined,
+  b: AbortSignal | undefined,
+): AbortSignal | undefined {
+  return a && b && a !== b ? AbortSignal.any([a, b]) : (a ?? b);
 }
 
 /**
@@ -80,7 +69,7 @@ export async function readObject(
   try {
     return await withRetry(
       async () => {
-        const res = await unretried(store).get(key, { signal });
+        const res = await store.get(key, { signal });
         // A manifest lists one entry (~200 B) per part: 256 MiB is over a million parts.
         return await readCapped(res.body, 256 * 1024 * 1024, `export object ${key}`);
       },
