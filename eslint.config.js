@@ -2,7 +2,36 @@
 // dependency direction of DESIGN.md and one home per outside dependency.
 import tseslint from "typescript-eslint";
 import importX, { createNodeResolver } from "eslint-plugin-import-x";
-import stowage from "./lint/dependency-homes.js";
+import dependencyHomes from "./lint/dependency-homes.js";
+import oneRetryLoop from "./lint/one-retry-loop.js";
+import sdkErrorShape from "./lint/sdk-error-shape.js";
+
+// The local plugin: one home per outside dependency, one SDK-error parser, one retry loop.
+const stowage = {
+  meta: dependencyHomes.meta,
+  rules: {
+    ...dependencyHomes.rules,
+    "sdk-error-shape": sdkErrorShape,
+    "one-retry-loop": oneRetryLoop,
+  },
+};
+
+// Waits in src/ that are not a retry of a failed call, each with its reason (rule
+// stowage/one-retry-loop: every retry waits in store/retry-policy.ts, the one loop).
+const NOT_RETRY_WAITS = {
+  "src/store/retry-policy.ts": "the one retry loop itself",
+  "src/delivery/wait.ts": "a timeout raced against a promise (flush and close deadlines)",
+  "src/delivery/delivery-sink.ts":
+    "the drain's pause between rounds of handing batches out; each upload retries through retry-policy",
+  "src/connectors/otlp-http.ts":
+    "waitIdle's timeout raced against the queue going idle; each POST retries through retry-policy",
+  "src/doctor/retention-checks.ts":
+    "the lock probe waits out its 2 s retention before its version can be deleted",
+  "src/bridges/client/batcher.ts":
+    "the browser client's send loop: no Node module (its own timer); its wait is store/backoff's retryDelayMs",
+  "src/reader/follow.ts":
+    "`logs --follow` polls intervalMs apart (the waiting is the work); each poll's requests retry through retry-policy under its grant",
+};
 
 // DESIGN.md: shared ← record, config ← store, batch ← delivery, spool ← logger, reader,
 // export, doctor, verify ← studio ← cli. A module imports only from lower layers; siblings in a
@@ -164,7 +193,16 @@ export default tseslint.config(
   },
   {
     files: ["src/**/*.ts", "src/**/*.tsx"],
-    rules: { "stowage/dependency-home": "error" },
+    rules: {
+      "stowage/dependency-home": "error",
+      "stowage/one-retry-loop": ["error", { allow: NOT_RETRY_WAITS }],
+    },
+  },
+  {
+    files: ["src/**/*.ts", "src/**/*.tsx"],
+    // Tests build SDK-shaped errors to check how they are classified and serialised.
+    ignores: ["src/store/classify-error.ts", "src/**/*.test.ts", "src/**/*.contract.ts"],
+    rules: { "stowage/sdk-error-shape": "error" },
   },
   {
     files: ["src/**/*.ts"],
