@@ -3,6 +3,7 @@
  * the runtime has it, else better-sqlite3 12 (Node 20 has no `node:sqlite`).
  * Both are loaded lazily, so importing Stowage never loads a native module.
  */
+import { StowageError } from "../shared/errors.js";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 
@@ -92,6 +93,48 @@ function wrap(driver: SqlDatabase["driver"], db: Omit<SqlDatabase, "driver">): S
     prepare: (sql) => db.prepare(sql),
     close: () => db.close(),
   };
+}
+
+/** What a failing SQLite call means for a spool, by the driver's error code family. */
+const SQLITE_MEANINGS: [prefix: string, meaning: (path: string) => string, hint: string][] = [
+  [
+    "SQLITE_FULL",
+    (p) => `the disk holding the spool ${p} is full`,
+    "Free space on that disk (or move the spool with s3.delivery.spoolPath), then run the command again; nothing was changed.",
+  ],
+  [
+    "SQLITE_READONLY",
+    (p) => `the spool ${p} is read-only here`,
+    "Run as the user that owns the spool file, or make it and its folder writable.",
+  ],
+  [
+    "SQLITE_PERM",
+    (p) => `no permission to write the spool ${p}`,
+    "Run as the user that owns the spool file, or make it and its folder writable.",
+  ],
+  [
+    "SQLITE_IOERR",
+    (p) => `the disk failed while reading or writing the spool ${p}`,
+    "Check the disk (dmesg, df), then run the command again.",
+  ],
+  [
+    "SQLITE_CORRUPT",
+    (p) => `the spool ${p} is damaged`,
+    "Keep a copy of the file for inspection; `sqlite3 <file> .recover` can save what is readable.",
+  ],
+];
+
+/**
+ * A SQLite failure on a spool as a StowageError("spool") that says what happened and what to
+ * do, instead of the driver's stack; other errors pass through unchanged.
+ * @example catch (err) { throw spoolFailure(err, path); }
+ */
+export function spoolFailure(err: unknown, path: string): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return err;
+  const known = SQLITE_MEANINGS.find(([prefix]) => code.startsWith(prefix));
+  if (!known) return err;
+  return new StowageError("spool", `${known[1](path)} (${code})`, { hint: known[2], cause: err });
 }
 
 /** True for SQLITE_BUSY / SQLITE_LOCKED: another connection holds the lock; try again later. */

@@ -5,7 +5,7 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import type { SqlDatabase } from "./sqlite-driver.js";
+import { spoolFailure, type SqlDatabase } from "./sqlite-driver.js";
 import { openSpoolDatabase } from "./sqlite-schema.js";
 import { ownerState, type OwnerState } from "./owner-liveness.js";
 import type { SpoolStatus } from "./spool.js";
@@ -130,11 +130,16 @@ function expand(path: string): string {
 export async function getS3SpoolStatus(
   path: string,
 ): Promise<SpoolStatus & { owners: SpoolOwnerStatus[] }> {
-  const { db, empty } = openSpoolDatabase(expand(path), { create: false, readonly: true });
+  const file = expand(path);
   try {
-    return empty ? { ...EMPTY, owners: [] } : { ...readStatus(db), owners: readOwners(db) };
-  } finally {
-    db.close();
+    const { db, empty } = openSpoolDatabase(file, { create: false, readonly: true });
+    try {
+      return empty ? { ...EMPTY, owners: [] } : { ...readStatus(db), owners: readOwners(db) };
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    throw spoolFailure(err, file);
   }
 }
 
@@ -146,8 +151,23 @@ export async function getS3SpoolStatus(
  * import { retryS3Spool } from "stowage/s3";
  * const { rearmed } = await retryS3Spool("/var/lib/app/spool.db");
  */
+function rollback(db: SqlDatabase): void {
+  try {
+    db.exec("ROLLBACK");
+  } catch {
+    // no transaction is active any more (SQLite ended it with the error)
+  }
+}
+
 export async function retryS3Spool(path: string): Promise<{ rearmed: number }> {
-  const { db, empty } = openSpoolDatabase(expand(path), { create: false });
+  const file = expand(path);
+  let opened: ReturnType<typeof openSpoolDatabase>;
+  try {
+    opened = openSpoolDatabase(file, { create: false });
+  } catch (err) {
+    throw spoolFailure(err, file);
+  }
+  const { db, empty } = opened;
   try {
     if (empty) return { rearmed: 0 };
     db.exec("BEGIN IMMEDIATE");
@@ -156,8 +176,8 @@ export async function retryS3Spool(path: string): Promise<{ rearmed: number }> {
       db.exec("COMMIT");
       return { rearmed };
     } catch (err) {
-      db.exec("ROLLBACK");
-      throw err;
+      rollback(db); // a full disk has already rolled it back: the cause is `err`, not this
+      throw spoolFailure(err, file);
     }
   } finally {
     db.close();
