@@ -43,6 +43,12 @@ export interface ColumnSpec {
   /** Decimal precision/scale when the database declares them. */
   precision?: number;
   scale?: number;
+  /**
+   * `timestamp`/`timestamptz` only: `"millis"` when the values are milliseconds since the
+   * epoch (compaction's log timestamps; Parquet `TIMESTAMP(MILLIS)`). Default microseconds.
+   * Honoured by the Parquet encoder; the text formats always read microseconds.
+   */
+  unit?: "millis";
 }
 
 /** One row: values in column order. */

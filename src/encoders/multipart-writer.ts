@@ -36,6 +36,12 @@ export interface MultipartWriterOptions {
   signal?: AbortSignal | undefined;
   /** Part buffers to reuse, shared by the objects of one output (at most queueSize + 1 kept). */
   pool?: Buffer[];
+  /**
+   * `"*"`: an object smaller than one part is created only if the key is absent (a single PUT
+   * with `If-None-Match: *`; the store then throws StowageError("exists")). A multipart
+   * completion has no such condition in the store interface: callers check first.
+   */
+  ifNoneMatch?: "*";
 }
 
 export interface WrittenObject {
@@ -71,6 +77,8 @@ export class MultipartWriter implements ByteSink {
   private finished = false;
   bytes = 0;
   peakBufferedBytes = 0;
+  /** The object's SHA-256 (hex), once `complete()` was called, even if its upload then failed. */
+  sha256: string | undefined;
 
   constructor(
     private readonly store: ObjectStore,
@@ -126,6 +134,7 @@ export class MultipartWriter implements ByteSink {
     if (this.failure) throw this.failure;
     this.finished = true;
     const sha256 = this.hash.digest("hex");
+    this.sha256 = sha256;
     if (!this.uploadStarting) {
       const part = this.takeFill();
       const body = part.body;
@@ -133,6 +142,7 @@ export class MultipartWriter implements ByteSink {
         contentType: this.options.contentType,
         objectLock: this.options.objectLock,
         signal: this.options.signal,
+        ...(this.options.ifNoneMatch ? { ifNoneMatch: this.options.ifNoneMatch } : {}),
       };
       const res = await this.store.put(this.key, body, put).finally(() => this.release(part));
       return { key: this.key, bytes: this.bytes, sha256, etag: res.etag };

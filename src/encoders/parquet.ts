@@ -133,6 +133,8 @@ function decimalBytes(precision: number): number {
   return Math.ceil((precision * Math.log2(10) + 1) / 8);
 }
 
+const timeUnit = (c: ColumnSpec) => (c.unit === "millis" ? ("MILLIS" as const) : ("MICROS" as const));
+
 /** The Parquet schema element of a column; decimals without a declared precision (≤ 38) become strings. */
 export function parquetElement(c: ColumnSpec): SchemaElement {
   const base = { name: c.name, repetition_type: "OPTIONAL" as const };
@@ -163,14 +165,14 @@ export function parquetElement(c: ColumnSpec): SchemaElement {
       return {
         ...base,
         type: "INT64",
-        logical_type: { type: "TIMESTAMP", isAdjustedToUTC: false, unit: "MICROS" },
+        logical_type: { type: "TIMESTAMP", isAdjustedToUTC: false, unit: timeUnit(c) },
       };
     case "timestamptz":
       return {
         ...base,
         type: "INT64",
-        converted_type: "TIMESTAMP_MICROS",
-        logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MICROS" },
+        converted_type: c.unit === "millis" ? "TIMESTAMP_MILLIS" : "TIMESTAMP_MICROS",
+        logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: timeUnit(c) },
       };
     case "decimal": {
       const p = c.precision ?? 0;

@@ -1,6 +1,7 @@
 /** Registers every CLI command. One file per command; each exports `register`. */
 import type { Command } from "commander";
 import type { CliIo, SetExitCode } from "../io.js";
+import * as compact from "./compact.js";
 import * as demo from "./demo.js";
 import * as doctor from "./doctor.js";
 import * as policy from "./policy.js";
@@ -12,7 +13,18 @@ import * as validate from "./validate.js";
 import * as verify from "./verify.js";
 
 export function registerCommands(program: Command, io: CliIo, setExit: SetExitCode): void {
-  for (const cmd of [demo, doctor, policy, studio, logs, spool, runCmd, validate, verify]) {
+  for (const cmd of [
+    demo,
+    doctor,
+    policy,
+    studio,
+    logs,
+    spool,
+    runCmd,
+    validate,
+    verify,
+    compact,
+  ]) {
     cmd.register(program, io, setExit);
   }
 }

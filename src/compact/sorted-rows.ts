@@ -1,0 +1,193 @@
+/**
+ * The rows of a claim in one total order — timestamp, then source key, then line — with
+ * bounded memory: the hour is cut into time slices whose estimated decoded size fits
+ * `sliceBytes` (from each object's key range and size), each slice reads only the objects
+ * whose range overlaps it, keeps the rows inside it, sorts them (stable) and hands them on.
+ *
+ * Invariants:
+ * - every non-blank line of every claimed source becomes exactly one row or one reject: a
+ *   row in the slice holding its timestamp, a reject (malformed, or a timestamp outside its
+ *   object's key range) in the object's home slice, the one holding its `min-ms`;
+ * - a slice that turns out to hold more than 2 × `sliceBytes` is split in two and read
+ *   again; a 1 ms slice is not held at all (its rows are already in order as read);
+ * - the order, and so every part's rows, depend only on the claim, not on the slicing.
+ */
+import { StowageError } from "../shared/errors.js";
+import type { ManifestSource, SourceRef } from "./manifest.js";
+import { buildRow, parseLine } from "./record-row.js";
+import type { PromotedColumn } from "./schema.js";
+import { readSourceLines, type SourceLines } from "./source-read.js";
+import type { StoreCalls } from "./store-calls.js";
+
+export interface ClaimedSource extends SourceRef {
+  minMs: number;
+  maxMs: number;
+}
+
+export interface RowSink {
+  row(row: unknown[], ms: number): Promise<void>;
+  reject(source: string, lineNo: number, reason: string, text: string): void;
+}
+
+/** gzip NDJSON of log lines decodes to about this many times its size (measured: 5.5–7.1). */
+const DECODED_PER_BYTE = 8;
+
+class SliceOverflow extends Error {}
+
+/** Slice bounds `[t0, t1)` over the hour so that each holds ≈ `budget` estimated bytes. */
+export function planSlices(
+  sources: readonly ClaimedSource[],
+  hourMs: number,
+  budget: number,
+): [number, number][] {
+  const end = hourMs + 3_600_000;
+  const points = new Set<number>([hourMs, end]);
+  for (const s of sources) {
+    points.add(Math.max(hourMs, s.minMs));
+    points.add(Math.min(end, s.maxMs + 1));
+  }
+  const cuts = [...points].sort((a, b) => a - b);
+  const density = (a: number) =>
+    sources.reduce(
+      (d, s) =>
+        s.minMs <= a && a <= s.maxMs
+          ? d + (s.size * DECODED_PER_BYTE) / (s.maxMs - s.minMs + 1)
+          : d,
+      0,
+    );
+  const out: [number, number][] = [];
+  let start = hourMs;
+  let held = 0;
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    let a = cuts[i]!;
+    const b = cuts[i + 1]!;
+    const d = density(a);
+    while (d > 0 && held + d * (b - a) > budget) {
+      const cut = Math.max(a + 1, a + Math.floor((budget - held) / d));
+      if (cut >= b) break;
+      out.push([start, cut]);
+      start = cut;
+      held = 0;
+      a = cut;
+    }
+    held += d * (b - a);
+  }
+  out.push([start, end]);
+  return out.filter(([a, b]) => b > a);
+}
+
+export interface SortedRowsOptions {
+  calls: StoreCalls;
+  hourMs: number;
+  sources: readonly ClaimedSource[];
+  promoted: readonly PromotedColumn[];
+  sliceBytes: number;
+  sink: RowSink;
+}
+
+/**
+ * Streams the claim's rows into `sink` in order; returns the per-source accounting.
+ * @example const stats = await sortedRows({ calls, hourMs, sources, promoted, sliceBytes, sink });
+ */
+export async function sortedRows(o: SortedRowsOptions): Promise<ManifestSource[]> {
+  const stats: (ManifestSource | undefined)[] = o.sources.map(() => undefined);
+  const rows = new Map<number, number>();
+  const slices = planSlices(o.sources, o.hourMs, o.sliceBytes);
+  const run = async (t0: number, t1: number): Promise<void> => {
+    try {
+      await readSlice(o, t0, t1, stats, rows);
+    } catch (err) {
+      if (!(err instanceof SliceOverflow)) throw err;
+      const mid = t0 + Math.floor((t1 - t0) / 2);
+      await run(t0, mid);
+      await run(mid, t1);
+    }
+  };
+  for (const [t0, t1] of slices) await run(t0, t1);
+  return o.sources.map((s, i) => {
+    const st = stats[i];
+    if (!st) throw new StowageError("internal", `${s.key} was never read`);
+    return { ...st, rows: rows.get(i) ?? 0 };
+  });
+}
+
+async function readSlice(
+  o: SortedRowsOptions,
+  t0: number,
+  t1: number,
+  stats: (ManifestSource | undefined)[],
+  rows: Map<number, number>,
+): Promise<void> {
+  const streaming = t1 - t0 === 1;
+  const kept: { ms: number; row: unknown[] }[] = [];
+  // What this slice found is merged only once it is complete: an overflow leaves no trace.
+  const counts = new Map<number, number>();
+  const found = new Map<number, ManifestSource>();
+  const rejects: [string, number, string, string][] = [];
+  let held = 0;
+  for (let i = 0; i < o.sources.length; i++) {
+    const s = o.sources[i]!;
+    if (s.minMs >= t1 || s.maxMs < t0) continue;
+    const homeAt = Math.max(s.minMs, o.hourMs);
+    const home = homeAt >= t0 && homeAt < t1;
+    const read = await readSourceLines(o.calls, s);
+    const seen = stats[i];
+    if (home) found.set(i, accountFor(s, read));
+    else if (!seen || seen.status !== read.status || seen.lines !== read.lines.length)
+      throw new StowageError(
+        "integrity",
+        `${s.key} read differently twice (${seen?.status}, ${seen?.lines} lines; then ${read.status}, ${read.lines.length})`,
+      );
+    let rejected = 0;
+    for (const { text, lineNo } of read.lines) {
+      const p = parseLine(text);
+      const reason =
+        p.reject ??
+        (p.ms < s.minMs || p.ms > s.maxMs ? "timestamp outside its object's key range" : undefined);
+      if (reason !== undefined) {
+        if (home) {
+          rejects.push([s.key, lineNo, reason, text]);
+          rejected++;
+        }
+        continue;
+      }
+      const ms = (p as { ms: number }).ms;
+      if (ms < t0 || ms >= t1) continue;
+      const row = buildRow(
+        text,
+        (p as { value: Record<string, unknown> }).value,
+        ms,
+        s.key,
+        lineNo,
+        o.promoted,
+      );
+      counts.set(i, (counts.get(i) ?? 0) + 1);
+      if (streaming) await o.sink.row(row, ms);
+      else {
+        kept.push({ ms, row });
+        held += text.length;
+        if (held > 2 * o.sliceBytes) throw new SliceOverflow();
+      }
+    }
+    if (home) found.get(i)!.rejected = rejected;
+  }
+  kept.sort((a, b) => a.ms - b.ms); // stable: ties stay in (source, line) order
+  for (const k of kept) await o.sink.row(k.row, k.ms);
+  for (const r of rejects) o.sink.reject(...r);
+  for (const [i, st] of found) stats[i] = st;
+  for (const [i, n] of counts) rows.set(i, (rows.get(i) ?? 0) + n);
+}
+
+function accountFor(s: ClaimedSource, read: SourceLines): ManifestSource {
+  return {
+    key: s.key,
+    etag: s.etag,
+    size: s.size,
+    status: read.status,
+    ...(read.detail ? { detail: read.detail } : {}),
+    ...(read.checksumSha256 ? { checksumSha256: read.checksumSha256 } : {}),
+    lines: read.lines.length,
+    rows: 0,
+    rejected: 0,
+  };
+}
