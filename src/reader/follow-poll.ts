@@ -14,7 +14,7 @@
 import { throwIfAborted } from "../shared/abort.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { emptyStats, Grant, type Allowance, type SessionStats } from "./grant.js";
-import { HourWalk, type HourState, type WalkEnv } from "./hour-walk.js";
+import { HourWalk, type HourState, type QueuedObject, type WalkEnv } from "./hour-walk.js";
 import { folderHour, type FollowMemory } from "./follow-memory.js";
 import { readObject, type ReadContext } from "./object-reader.js";
 import { parseLines } from "./parse-records.js";
@@ -53,6 +53,11 @@ export interface PollOutcome {
   stoppedBy: Allowance | null;
   /** The last retried storage failure of this poll (code and status, never a secret). */
   lastError?: string;
+  /**
+   * Storage failed this poll: it ended on a LIST or GET that was still failing when its
+   * attempts ran out (not on a budget used up by requests that got through).
+   */
+  failing: boolean;
   /** The UTC hours this poll watched, oldest first. */
   hours: number[];
 }
@@ -107,6 +112,7 @@ export async function runPoll(
     unverified: [],
     spend: emptySpend(),
     stoppedBy: null,
+    failing: false,
     hours: hours.map((h) => h.hourMs).reverse(),
   };
   const env: WalkEnv = {
@@ -115,7 +121,10 @@ export async function runPoll(
     stats: walkStats,
     signal: o.signal,
     retryBackoffMs: ctx.retryBackoffMs,
-    onRetry: (note) => void (out.lastError = note),
+    onRetry: (note) => {
+      out.lastError = note;
+      out.failing = true;
+    },
     onSkipped: (s) => report(memory, out, stats, s, folderHour(ctx.prefix, s.key)),
   };
   const poll = new HourPoll(ctx, memory, o, env, store, out, stats);
@@ -141,7 +150,7 @@ export async function runPoll(
   return out;
 }
 
-/** Reads one hour of a poll: its pages as needed, its unread objects in listing order. */
+/** Reads one hour of a poll: its whole listing first, then its unread objects, oldest first. */
 class HourPoll {
   private readonly read: ReadContext;
 
@@ -169,15 +178,21 @@ class HourPoll {
   /** False when the poll's grant stopped (the remaining hours wait for the next poll). */
   async hour(walk: HourWalk, hour: HourState): Promise<boolean> {
     const { grant } = this.env;
+    while (!hour.listed) {
+      throwIfAborted(this.o.signal);
+      if (!(await walk.fetchPage(hour, this.env))) {
+        grant.stop("listAttempts");
+        return false; // the pass resumes here in the next poll (follow-memory.ts)
+      }
+      this.out.failing = false;
+    }
+    // Keys list newest batch first. Read oldest first, so that a poll its budget stops
+    // leaves the newest objects for the next poll and records still come in time order.
+    hour.queue.sort(byTime);
     for (;;) {
       throwIfAborted(this.o.signal);
       const target = hour.queue[0];
-      if (!target) {
-        if (hour.listed) return true;
-        if (await walk.fetchPage(hour, this.env)) continue;
-        grant.stop("listAttempts");
-        return false;
-      }
+      if (!target) return true;
       if (this.memory.isRead(target.key)) {
         hour.queue.shift();
         continue;
@@ -187,7 +202,9 @@ class HourPoll {
         return false;
       }
       const startLine = this.memory.resumeLine(target.key);
+      this.out.failing = false;
       const got = await readObject(this.read, target, startLine);
+      if (got.by !== "getAttempts") this.out.failing = false; // got through, retried or not
       const parsed = parseLines(got.lines, this.o.range, this.o.filter);
       for (const r of parsed.records) this.out.records.push(r);
       this.stats.recordsReturned += parsed.records.length;
@@ -230,4 +247,9 @@ function report(
   if (!memory.firstReport(s.key, hourMs)) return;
   out.skipped.push(s);
   stats.objectsSkipped++;
+}
+
+/** Oldest batch first: by the key's min-ms, then max-ms, then key (batches of one writer never overlap). */
+function byTime(a: QueuedObject, b: QueuedObject): number {
+  return a.minMs - b.minMs || a.maxMs - b.maxMs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 }

@@ -193,9 +193,7 @@ export class FollowSession implements Follow {
           now: this.now(),
         });
         this.count(out);
-        const failed =
-          out.lastError !== undefined &&
-          (out.stoppedBy === "listAttempts" || out.stoppedBy === "getAttempts");
+        const failed = out.failing;
         if (!failed && failures > 0) {
           yield { type: "recovered", failedPolls: failures };
           failures = 0;

@@ -48,8 +48,8 @@ export async function followLogs(
         if (ev.result.lastError && ev.result.stats.stoppedBy?.endsWith("Attempts"))
           io.err(
             escapeTerminal(
-              `stowage logs: storage kept failing in the first read (${ev.result.lastError}); older records may be missing above; following\n`,
-            ),
+              `stowage logs: storage kept failing in the first read (${ev.result.lastError}); older records may be missing above; following`,
+            ) + "\n",
           );
         if (p.stats) io.err(budgetLine(follow));
       } else if (ev.type === "poll") {
@@ -64,8 +64,8 @@ export async function followLogs(
       } else if (ev.type === "outage") {
         io.err(
           escapeTerminal(
-            `stowage logs: storage is failing (${ev.error}); backing off (next poll in ${seconds(ev.retryInMs)}, then longer); records written meanwhile follow when it answers\n`,
-          ),
+            `stowage logs: storage is failing (${ev.error}); backing off (next poll in ${seconds(ev.retryInMs)}, then longer); records written meanwhile follow when it answers`,
+          ) + "\n",
         );
       } else {
         io.err(
@@ -122,7 +122,7 @@ export function parsePollLimits(given: string[]): Partial<PollLimits> {
 }
 
 function isBehind(ev: PollOutcome): boolean {
-  return ev.stoppedBy !== null && !ev.stoppedBy.endsWith("Attempts");
+  return ev.stoppedBy !== null && !ev.failing;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
