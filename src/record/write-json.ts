@@ -8,13 +8,13 @@
  * need a plain object parse it (safe-json.ts).
  *
  * Plain objects, arrays and strings take the hot path. Built-ins with a meaning of
- * their own (dates, errors, Map/Set, binary) and objects whose keys a plain object
- * would reorder or merge (integer-like, over-long or malformed keys, a literal "…")
- * collect their members' JSON in a plain object first, which orders them as the copy.
- * One module: the walk is mutually recursive, and under the bench's loader (jiti)
- * every imported call on the hot path costs ~20 ns.
+ * their own (dates, errors, Map/Set, binary) are written here too; the members of
+ * errors, Maps and objects whose keys a plain object would reorder or merge
+ * (integer-like, over-long or malformed keys, a literal "…") come from members.ts and
+ * are written in the order a plain copy has them (membersJson).
  */
 import { PATH_MATCH, stepPaths, type PathStates } from "./redact-paths.js";
+import { builtinOf, MORE_KEYS, propMembers, type Builtin, type Member } from "./members.js";
 import { isPlainAscii } from "./plain-string.js";
 import { shapeOf as importedShapeOf } from "./write-json-keys.js";
 import {
@@ -102,8 +102,8 @@ function objectJsonInner(
   if (!isArray) {
     const proto: unknown = Object.getPrototypeOf(o);
     if (proto !== Object.prototype && proto !== null && proto !== Array.prototype) {
-      const leaf = builtinJson(o, depth, ctx, states);
-      if (leaf !== NOT_BUILTIN) return leaf;
+      const b = builtinOf(o, depth, ctx);
+      if (b !== undefined) return builtinJson(b, depth, ctx, states);
     }
   }
   if (depth >= ctx.maxDepth) return MAX_DEPTH_JSON;
@@ -125,7 +125,8 @@ function propsJson(
   const n = Math.min(keys.length, ctx.maxKeys);
   const plan = ctx.plan;
   const shape = shapeOf(keys, n, plan);
-  if (shape === undefined) return reorderedPropsJson(o, keys, depth, ctx, states);
+  if (shape === undefined)
+    return membersJson(propMembers(o, keys, ctx.maxKeys), depth, ctx, states);
   const { names, commaNames, sensitive } = shape;
   let out = "{";
   for (let i = 0; i < n; i++) {
@@ -222,144 +223,44 @@ function arrayJson(
   return `${out}]`;
 }
 
-/** Returned by builtinJson for objects without a meaning of their own (written as plain objects). */
-const NOT_BUILTIN = Symbol("not a built-in");
-
-/** Built-in objects with a meaning of their own: dates, errors, binary, Map/Set, boxed primitives. */
+/** JSON text of a built-in (see builtinOf). */
 function builtinJson(
-  o: object,
+  b: Builtin,
   depth: number,
   ctx: WalkContext,
   states: PathStates | null,
-): string | undefined | typeof NOT_BUILTIN {
-  if (o instanceof Date)
-    return Number.isNaN(o.getTime()) ? '"Invalid Date"' : JSON.stringify(o.toISOString());
-  if (o instanceof Error)
-    return depth >= ctx.maxDepth ? MAX_DEPTH_JSON : errorJson(o, depth, ctx, states);
-  if (ArrayBuffer.isView(o)) {
-    const kind =
-      typeof Buffer !== "undefined" && Buffer.isBuffer(o) ? "Buffer" : o.constructor.name;
-    return JSON.stringify(`[${kind} ${o.byteLength} bytes]`);
-  }
-  if (o instanceof ArrayBuffer || o instanceof SharedArrayBuffer)
-    return JSON.stringify(`[${o.constructor.name} ${o.byteLength} bytes]`);
-  if (o instanceof String || o instanceof Number || o instanceof Boolean || o instanceof BigInt) {
-    return writeJson(o.valueOf(), depth, ctx, states);
-  }
-  if (o instanceof RegExp) return stringJson(String(o), ctx);
-  if (depth >= ctx.maxDepth && (o instanceof Map || o instanceof Set)) return MAX_DEPTH_JSON;
-  if (o instanceof Map) return mapJson(o, depth, ctx, states);
-  if (o instanceof Set) return arrayJson(Array.from(o), depth, ctx, states);
-  return NOT_BUILTIN;
+): string | undefined {
+  if (b.kind === "text") return JSON.stringify(b.text);
+  if (b.kind === "value") return writeJson(b.value, depth, ctx, states);
+  if (b.kind === "members") return membersJson(b.members, depth, ctx, states);
+  return arrayJson(b.items, depth, ctx, states);
 }
 
 /**
- * Members' JSON by key, in a plain object: setOwn cuts, repairs and places each key as
- * a plain copy would (integer-like keys first, two keys cut to one kept once).
+ * `{…}` of `members` (errors, Maps, objects whose keys a plain copy reorders): each
+ * member's JSON is collected in a plain object first, where setOwn cuts, repairs and
+ * places its key as the plain copy does (integer-like keys first, two keys cut to one
+ * kept once); the text follows that object's key order.
  */
-type Members = Record<string, string>;
-
-/** `{…}` of the collected members, in the plain object's key order. */
-function membersJson(out: Members): string {
+function membersJson(
+  members: Iterable<Member>,
+  depth: number,
+  ctx: WalkContext,
+  states: PathStates | null,
+): string {
+  const out: Record<string, string> = {};
+  for (const [k, v] of members) {
+    if (k === MORE_KEYS) setOwn(out, "…", `"[+${v as number} more keys]"`);
+    else if (v !== undefined && typeof v !== "function" && typeof v !== "symbol") {
+      const sensitive = ctx.plan !== null && ctx.plan.isSensitiveKey(k);
+      const r = memberJson(k, v, sensitive, depth + 1, ctx, states);
+      if (r !== undefined) setOwn(out, k, r);
+    }
+  }
   let json = "{";
   for (const k of Object.keys(out)) {
     if (json.length > 1) json += ",";
     json += `${JSON.stringify(k)}:${out[k]}`;
   }
   return `${json}}`;
-}
-
-/** Adds member `k` to `out` unless it is dropped; `v` is read already. */
-function putMember(
-  out: Members,
-  k: string,
-  v: unknown,
-  depth: number,
-  ctx: WalkContext,
-  states: PathStates | null,
-): void {
-  if (v === undefined || typeof v === "function" || typeof v === "symbol") return;
-  const sensitive = ctx.plan !== null && ctx.plan.isSensitiveKey(k);
-  const r = memberJson(k, v, sensitive, depth, ctx, states);
-  if (r !== undefined) setOwn(out, k, r);
-}
-
-/** propsJson for objects whose keys a plain copy would change or move (see keyJson). */
-function reorderedPropsJson(
-  o: object,
-  keys: string[],
-  depth: number,
-  ctx: WalkContext,
-  states: PathStates | null,
-): string {
-  const out: Members = {};
-  const n = Math.min(keys.length, ctx.maxKeys);
-  for (let i = 0; i < n; i++) putMember(out, keys[i]!, read(o, keys[i]!), depth + 1, ctx, states);
-  if (keys.length > n) setOwn(out, "…", `"[+${keys.length - n} more keys]"`);
-  return membersJson(out);
-}
-
-/** A property's value, "[Unserializable]" when its getter or a Proxy trap throws. */
-function read(o: object, k: string): unknown {
-  try {
-    return (o as Record<string, unknown>)[k];
-  } catch {
-    return UNSERIALIZABLE;
-  }
-}
-
-/** A Map: an object when every key is a primitive, else an array of [key, value] pairs. */
-function mapJson(
-  m: Map<unknown, unknown>,
-  depth: number,
-  ctx: WalkContext,
-  states: PathStates | null,
-): string {
-  for (const k of m.keys()) {
-    if (typeof k === "object" ? k !== null : typeof k === "function" || typeof k === "symbol")
-      return arrayJson(Array.from(m.entries()), depth, ctx, states);
-  }
-  const out: Members = {};
-  let i = 0;
-  for (const [k, v] of m) {
-    if (i++ >= ctx.maxKeys) {
-      setOwn(out, "…", `"[+${m.size - ctx.maxKeys} more keys]"`);
-      break;
-    }
-    putMember(out, String(k), v, depth + 1, ctx, states);
-  }
-  return membersJson(out);
-}
-
-const ERROR_FIELDS = new Set(["name", "message", "stack", "code", "status", "cause", "errors"]);
-
-/** Error → {name, message, stack?, code?, status?, cause?, errors?, ...own enumerable props}. */
-function errorJson(e: Error, depth: number, ctx: WalkContext, states: PathStates | null): string {
-  const out: Members = {};
-  const d = depth + 1;
-  const name = read(e, "name");
-  const message = read(e, "message");
-  putMember(out, "name", typeof name === "string" ? name : "Error", d, ctx, states);
-  const text = typeof message === "string" ? message : String(message ?? "");
-  putMember(out, "message", text, d, ctx, states);
-  const stack = read(e, "stack");
-  if (typeof stack === "string") putMember(out, "stack", stack, d, ctx, states);
-  putMember(out, "code", read(e, "code"), d, ctx, states);
-  let status = read(e, "status") ?? read(e, "statusCode");
-  if (status === undefined) {
-    const meta = read(e, "$metadata");
-    if (meta !== null && typeof meta === "object")
-      status = (meta as { httpStatusCode?: unknown }).httpStatusCode;
-  }
-  putMember(out, "status", status, d, ctx, states);
-  putMember(out, "cause", read(e, "cause"), d, ctx, states);
-  const errors = read(e, "errors");
-  if (Array.isArray(errors)) putMember(out, "errors", errors, d, ctx, states);
-  const keys = Object.keys(e);
-  const n = Math.min(keys.length, ctx.maxKeys);
-  for (let i = 0; i < n; i++) {
-    const k = keys[i]!;
-    if (!ERROR_FIELDS.has(k)) putMember(out, k, read(e, k), d, ctx, states);
-  }
-  return membersJson(out);
 }

@@ -1,12 +1,20 @@
 /**
  * The reference walk the record writer (src/record/write-json.ts) is held to: any value
- * → plain JSON-safe data with the same caps and redaction, written as a second, plain
- * implementation of every rule (once src/record/sanitize.ts). For every record,
- * `serializeRecord(r, o)` must equal `JSON.stringify(referenceRecord(r, o))` byte for
- * byte (write-json.test.ts). Never throws: cycles → "[Circular]", BigInt → decimal text,
+ * → plain JSON-safe data with the same caps and redaction, built as a plain copy rather
+ * than written as text (once src/record/sanitize.ts, the second walker). It shares the
+ * leaf rules (walk-context.ts) and the member lists of errors, Maps and objects
+ * (members.ts) with the writer. For every record, `serializeRecord(r, o)` must equal
+ * `JSON.stringify(referenceRecord(r, o))` byte for byte (write-json.test.ts). Never throws: cycles → "[Circular]", BigInt → decimal text,
  * functions/symbols/undefined dropped (null in arrays), throwing getters/traps/toJSON →
  * "[Unserializable]", lone surrogates → U+FFFD, `__proto__` kept as an own data key.
  */
+import {
+  builtinOf,
+  MORE_KEYS,
+  propMembers,
+  type Builtin,
+  type Member,
+} from "../../src/record/members.js";
 import type { LogRecord } from "../../src/record/record.js";
 import {
   initialStates,
@@ -124,8 +132,8 @@ function walkObjectInner(
   if (!isArray) {
     const proto: unknown = Object.getPrototypeOf(o);
     if (proto !== Object.prototype && proto !== null && proto !== Array.prototype) {
-      const leaf = walkSpecial(o, depth, ctx, states);
-      if (leaf !== NOT_SPECIAL) return leaf;
+      const b = builtinOf(o, depth, ctx);
+      if (b !== undefined) return walkBuiltin(b, depth, ctx, states);
     }
   }
   if (depth >= ctx.maxDepth) return MAX_DEPTH;
@@ -133,37 +141,20 @@ function walkObjectInner(
     return walk((o as { toJSON: () => unknown }).toJSON(), depth + 1, ctx, states);
   }
   if (isArray) return walkArray(o as unknown[], depth, ctx, states);
-  return walkProps(o, Object.keys(o), depth, ctx, states);
+  return walkMembers(propMembers(o, Object.keys(o), ctx.maxKeys), depth, ctx, states);
 }
 
-/** Returned by walkSpecial for objects without a meaning of their own (walked as plain objects). */
-const NOT_SPECIAL = Symbol("not special");
-
-/** Built-in objects with a meaning of their own: dates, errors, binary, Map/Set, boxed primitives. */
-function walkSpecial(
-  o: object,
+/** A built-in as a plain value (see builtinOf). */
+function walkBuiltin(
+  b: Builtin,
   depth: number,
   ctx: WalkContext,
   states: PathStates | null,
 ): unknown {
-  if (o instanceof Date) return Number.isNaN(o.getTime()) ? "Invalid Date" : o.toISOString();
-  if (o instanceof Error)
-    return depth >= ctx.maxDepth ? MAX_DEPTH : walkError(o, depth, ctx, states);
-  if (ArrayBuffer.isView(o)) {
-    const kind =
-      typeof Buffer !== "undefined" && Buffer.isBuffer(o) ? "Buffer" : o.constructor.name;
-    return `[${kind} ${o.byteLength} bytes]`;
-  }
-  if (o instanceof ArrayBuffer || o instanceof SharedArrayBuffer)
-    return `[${o.constructor.name} ${o.byteLength} bytes]`;
-  if (o instanceof String || o instanceof Number || o instanceof Boolean || o instanceof BigInt) {
-    return walk(o.valueOf(), depth, ctx, states);
-  }
-  if (o instanceof RegExp) return walkString(String(o), ctx);
-  if (depth >= ctx.maxDepth && (o instanceof Map || o instanceof Set)) return MAX_DEPTH;
-  if (o instanceof Map) return walkMap(o, depth, ctx, states);
-  if (o instanceof Set) return walkArray(Array.from(o), depth, ctx, states);
-  return NOT_SPECIAL;
+  if (b.kind === "text") return b.text;
+  if (b.kind === "value") return walk(b.value, depth, ctx, states);
+  if (b.kind === "members") return walkMembers(b.members, depth, ctx, states);
+  return walkArray(b.items, depth, ctx, states);
 }
 
 /** One property: drops undefined/functions/symbols, applies key and path redaction, recurses. */
@@ -183,28 +174,22 @@ function walkMember(
   return next === PATH_MATCH ? REDACTED : walk(v, depth, ctx, next);
 }
 
-/** An ordinary object's first maxObjectKeys `keys`, each through walkMember, as a plain copy. */
-function walkProps(
-  o: object,
-  keys: string[],
+/** A plain copy of `members` (members.ts), each through walkMember. */
+function walkMembers(
+  members: Iterable<Member>,
   depth: number,
   ctx: WalkContext,
   states: PathStates | null,
-) {
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const n = Math.min(keys.length, ctx.maxKeys);
-  for (let i = 0; i < n; i++) {
-    const k = keys[i]!;
-    let v: unknown;
-    try {
-      v = (o as Record<string, unknown>)[k];
-    } catch {
-      v = UNSERIALIZABLE;
+  for (const [k, v] of members) {
+    if (k === MORE_KEYS) {
+      setOwn(out, "…", `[+${v as number} more keys]`);
+      continue;
     }
     const r = walkMember(k, v, depth + 1, ctx, states);
     if (r !== undefined) setOwn(out, k, r);
   }
-  if (keys.length > n) setOwn(out, "…", `[+${keys.length - n} more keys]`);
   return out;
 }
 
@@ -240,86 +225,5 @@ function walkArray(
     out[i] = r === undefined ? null : r;
   }
   if (len > n) out.push(`[+${len - n} more items]`);
-  return out;
-}
-
-function walkMap(
-  m: Map<unknown, unknown>,
-  depth: number,
-  ctx: WalkContext,
-  states: PathStates | null,
-): unknown {
-  let primitiveKeys = true;
-  for (const k of m.keys()) {
-    if (typeof k === "object" ? k !== null : typeof k === "function" || typeof k === "symbol") {
-      primitiveKeys = false;
-      break;
-    }
-  }
-  if (!primitiveKeys) return walkArray(Array.from(m.entries()), depth, ctx, states);
-  const out: Record<string, unknown> = {};
-  let i = 0;
-  for (const [k, v] of m) {
-    if (i++ >= ctx.maxKeys) {
-      setOwn(out, "…", `[+${m.size - ctx.maxKeys} more keys]`);
-      break;
-    }
-    const key = String(k);
-    const r = walkMember(key, v, depth + 1, ctx, states);
-    if (r !== undefined) setOwn(out, key, r);
-  }
-  return out;
-}
-
-const ERROR_FIELDS = new Set(["name", "message", "stack", "code", "status", "cause", "errors"]);
-
-/** Error → {name, message, stack?, code?, status?, cause?, errors?, ...own enumerable props}. */
-function walkError(
-  e: Error,
-  depth: number,
-  ctx: WalkContext,
-  states: PathStates | null,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const get = (k: string): unknown => {
-    try {
-      return (e as unknown as Record<string, unknown>)[k];
-    } catch {
-      return UNSERIALIZABLE;
-    }
-  };
-  const name = get("name");
-  const message = get("message");
-  out.name = walkMember("name", typeof name === "string" ? name : "Error", depth + 1, ctx, states);
-  out.message = walkMember(
-    "message",
-    typeof message === "string" ? message : String(message ?? ""),
-    depth + 1,
-    ctx,
-    states,
-  );
-  const put = (k: string, v: unknown) => {
-    const r = walkMember(k, v, depth + 1, ctx, states);
-    if (r !== undefined) setOwn(out, k, r);
-  };
-  const stack = get("stack");
-  if (typeof stack === "string") put("stack", stack);
-  put("code", get("code"));
-  let status = get("status") ?? get("statusCode");
-  if (status === undefined) {
-    const meta = get("$metadata");
-    if (meta !== null && typeof meta === "object")
-      status = (meta as { httpStatusCode?: unknown }).httpStatusCode;
-  }
-  put("status", status);
-  put("cause", get("cause"));
-  const errors = get("errors");
-  if (Array.isArray(errors)) put("errors", errors);
-  const keys = Object.keys(e);
-  const n = Math.min(keys.length, ctx.maxKeys);
-  for (let i = 0; i < n; i++) {
-    const k = keys[i]!;
-    if (!ERROR_FIELDS.has(k)) put(k, get(k));
-  }
   return out;
 }
