@@ -12,6 +12,11 @@ import { createLogger } from "../../src/index.js";
 import { createPinoDestination } from "../../src/pino.js";
 import { StowageLogExporter } from "../../src/otel.js";
 import { StowageError } from "../../src/shared/errors.js";
+import { stowageExpress } from "../../src/express.js";
+import Fastify from "fastify";
+import { stowageFastify } from "../../src/fastify.js";
+import { stowageHono } from "../../src/hono.js";
+import { resolveClientOptions } from "../../src/bridges/client/options.js";
 import { bucketIdCounts, s3Config } from "../support/loggers.js";
 import { uniquePrefix } from "../support/minio.js";
 
@@ -86,6 +91,28 @@ describe("issue 34 §1: in-process bridges refuse unknown options", () => {
       createPinoDestination({ config: { service: "a" }, service: "b" } as never),
     );
     expect(both.message).toMatch(/at the top of the options and `config` as well/);
+    void log.close();
+  });
+
+  it("the framework adapters and the browser client name an unknown option and the closest one", async () => {
+    const log = createLogger(s3Config(uniquePrefix("adapter-typo")) as never);
+    const cases: [string, () => unknown][] = [
+      ["stowage/express", () => stowageExpress(log, { trustproxy: true } as never)],
+      ["stowage/hono", () => stowageHono(log, { trustproxy: true } as never)],
+    ];
+    for (const [bridge, make] of cases) {
+      expect(make, bridge).toThrow(
+        `${bridge}: unknown option \`trustproxy\`; did you mean \`trustProxy\`?`,
+      );
+    }
+    const app = Fastify();
+    await expect(
+      app.register(stowageFastify, { logger: log, trustproxy: true } as never).ready(),
+    ).rejects.toThrow("stowage/fastify: unknown option `trustproxy`; did you mean `trustProxy`?");
+    await app.close();
+    expect(() => resolveClientOptions({ url: "/ingest", maxbatch: 5 } as never)).toThrow(
+      "stowage/client: unknown option `maxbatch`; did you mean `maxBatch`?",
+    );
     void log.close();
   });
 });

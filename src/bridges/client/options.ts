@@ -3,6 +3,7 @@
  * `stats()`. The byte limit is UTF-8 bytes, checked against the 64 KiB that
  * browsers allow keepalive and beacon bodies in flight.
  */
+import { checkBridgeOptions } from "../shared/bridge-options.js";
 import { CLIENT_RETRY } from "../../config/retry-defaults.js";
 
 /** Levels, least to most severe (the logger's names). */
@@ -71,8 +72,24 @@ export interface ClientStats {
   beacons: number;
 }
 
+const CLIENT_OPTION_KEYS = [
+  "url",
+  "token",
+  "level",
+  "maxQueue",
+  "maxBatch",
+  "maxBatchBytes",
+  "flushIntervalMs",
+  "maxAttempts",
+  "initialBackoffMs",
+  "maxBackoffMs",
+  "captureErrors",
+  "bindings",
+];
+
 /** @example resolveClientOptions({ url: "/ingest" }).maxBatchBytes // 60000 */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
+  checkBridgeOptions("stowage/client", options, CLIENT_OPTION_KEYS);
   const o = {
     level: "info" as ClientLevel,
     maxQueue: 1000,

@@ -119,7 +119,7 @@ function installAccessors(req: TrackedRequest): void {
  * app.use(stowageExpressErrors());
  */
 export function stowageExpress(logger: Logger, options: RequestLogOptions = {}): RequestHandler {
-  const o = resolveRequestLogOptions(options);
+  const o = resolveRequestLogOptions(options, "stowage/express");
   return (req, res, next) => {
     const header = req.headers[o.requestIdHeader];
     const state = new ExpressRequestState(

@@ -57,8 +57,13 @@ const plugin: FastifyPluginCallback<StowageFastifyOptions> = (
 ) => {
   if (!options?.logger)
     return done(new Error("stowage/fastify: register it with { logger } (a stowage Logger)"));
-  const o = resolveRequestLogOptions(options);
-  const base = options.logger;
+  const { logger: base, ...requestOptions } = options;
+  let o: ReturnType<typeof resolveRequestLogOptions>;
+  try {
+    o = resolveRequestLogOptions(requestOptions, "stowage/fastify");
+  } catch (err) {
+    return done(err as Error);
+  }
   // Getters on Fastify's request prototype: nothing is copied onto each request.
   app.decorateRequest("stowage", {
     getter(this: WithState) {

@@ -52,7 +52,7 @@ export function stowageHono(
   logger: Logger,
   options: RequestLogOptions = {},
 ): MiddlewareHandler<{ Variables: StowageHonoVariables }> {
-  const o = resolveRequestLogOptions(options);
+  const o = resolveRequestLogOptions(options, "stowage/hono");
   return async (c, next) => {
     const node = nodeBindings(c);
     const incoming = node?.incoming;

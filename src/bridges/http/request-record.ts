@@ -12,6 +12,7 @@
  * closures per request. The record is serialised at the end of the event-loop turn,
  * together with the turn's other requests, not before the response is sent.
  */
+import { checkBridgeOptions } from "../shared/bridge-options.js";
 import type { ServerResponse } from "node:http";
 import type { Logger } from "../../logger/logger.js";
 import {
@@ -46,8 +47,24 @@ export interface ResolvedRequestLogOptions {
   skip: ((path: string) => boolean) | undefined;
 }
 
-/** @example resolveRequestLogOptions({ trustProxy: true }).requestIdHeader // "x-request-id" */
-export function resolveRequestLogOptions(o: RequestLogOptions = {}): ResolvedRequestLogOptions {
+const REQUEST_LOG_OPTION_KEYS = [
+  "requestIdHeader",
+  "setResponseHeader",
+  "trustProxy",
+  "headers",
+  "query",
+  "skip",
+];
+
+/**
+ * Checks (an unknown key is refused, naming the closest one) and resolves an adapter's options.
+ * @example resolveRequestLogOptions({ trustProxy: true }).requestIdHeader // "x-request-id"
+ */
+export function resolveRequestLogOptions(
+  o: RequestLogOptions = {},
+  bridge = "stowage/http",
+): ResolvedRequestLogOptions {
+  checkBridgeOptions(bridge, o, REQUEST_LOG_OPTION_KEYS);
   return {
     requestIdHeader: (o.requestIdHeader ?? "x-request-id").toLowerCase(),
     setResponseHeader: o.setResponseHeader ?? true,
