@@ -11,6 +11,7 @@ import type { Env } from "../config/env.js";
 import { configErrorMap, configIssuesError } from "../config/issues.js";
 import { normaliseKeys } from "../config/keys.js";
 import { loadConfigFile } from "../config/load-config.js";
+import { EXPORT_RETRY } from "../config/retry-defaults.js";
 import { parseBytes } from "../shared/bytes.js";
 import { StowageError } from "../shared/errors.js";
 import {
@@ -114,7 +115,7 @@ export function resolveExportConfig(
     rowGroupRows: t.rowGroupSize ?? 10_000, // 1.14–1.52× faster than 50k, less heap
     rowGroupBytes: parseBytes(t.rowGroupBytes ?? "32MiB", `${file}: tuning.row_group_bytes`),
     encoderThread: t.encoderThread ?? false,
-    maxAttempts: t.maxAttempts ?? 4,
+    maxAttempts: t.maxAttempts ?? EXPORT_RETRY.maxAttempts,
     connectTimeoutMs: t.connectTimeoutMs ?? 10_000,
     requestTimeoutMs: t.requestTimeoutMs ?? 120_000,
   };

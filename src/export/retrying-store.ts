@@ -15,7 +15,9 @@ import type { ObjectStore } from "../store/object-store.js";
 import { withRetry, type RetryHooks, type RetryPolicyOptions } from "../store/retry-policy.js";
 
 /** The export's backoff (config/retry-defaults.ts): first wait ≤ 200 ms, doubling, each ≤ 5 s (× 2 when throttled). */
-export function exportRetryPolicy(maxAttempts: number): RetryPolicyOptions {
+export function exportRetryPolicy(
+  maxAttempts: number = EXPORT_RETRY.maxAttempts,
+): RetryPolicyOptions {
   return { ...EXPORT_RETRY, maxAttempts };
 }
 

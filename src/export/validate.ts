@@ -89,7 +89,7 @@ export async function validateExport(
   },
 ): Promise<ValidateResult> {
   const { signal } = options;
-  const policy = exportRetryPolicy(options.maxAttempts ?? 4);
+  const policy = exportRetryPolicy(options.maxAttempts);
   const raw = options.store;
   const store = retryingStore(raw, policy, { signal });
   const readAll = (s: ObjectStore, key: string, sig?: AbortSignal) =>

@@ -14,6 +14,7 @@ import type { ObjectLockSpec, ResolvedS3Destination } from "../config/destinatio
 import { s3SourceDestination } from "../config/s3-source.js";
 import type { CredentialIdentity, CredentialProvider } from "../config/destination-schema.js";
 import { processEnv, type Env } from "../config/env.js";
+import { READER_RETRY } from "../config/retry-defaults.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { StowageError } from "../shared/errors.js";
 import { ObjectCache, DEFAULT_CACHE_BYTES } from "./object-cache.js";
@@ -89,7 +90,7 @@ class StoreSource implements Source {
       store: () => this.store(),
       prefix: normalizePrefix(options.prefix ?? ""),
       cache: this.cache,
-      retryBackoffMs: options.retryBackoffMs ?? 100,
+      retryBackoffMs: options.retryBackoffMs ?? READER_RETRY.initialBackoffMs,
       listPageSize: Math.max(1, Math.min(options.listPageSize ?? 1000, 1000)),
       concurrency: Math.max(
         1,
