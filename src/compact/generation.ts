@@ -58,7 +58,7 @@ export async function completeClaim(
 ): Promise<GenerationOutcome> {
   const { calls } = ctx;
   const schema = compactSchema(claim.settings.columns);
-  const lock = lockOption(hourMs, ctx.objectLock, ctx.nowMs).objectLock;
+  const lock = lockOption(hourMs, ctx.objectLock, Date.now()).objectLock;
   const parts = new OutputParts({
     calls,
     dest: ctx.dest,
@@ -140,7 +140,7 @@ async function commit(
   manifest: Manifest,
 ): Promise<GenerationOutcome> {
   const key = manifestKey(ctx.dest, hourMs, claim.generation);
-  const lock = lockOption(hourMs, ctx.objectLock, ctx.nowMs).objectLock;
+  const lock = lockOption(hourMs, ctx.objectLock, Date.now()).objectLock;
   const made = await createOnly(ctx.calls, key, documentBytes(manifest), {
     contentType: "application/json",
     ...(lock ? { objectLock: lock } : {}),
