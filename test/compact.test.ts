@@ -4,11 +4,17 @@
  * once (by id), sorted by timestamp; reruns write nothing; late objects become a second
  * generation; malformed lines land in the rejects object; foreign objects are named.
  */
+import { execFileSync } from "node:child_process";
+import { hostname } from "node:os";
 import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../src/index.js";
 import { compactLogs } from "../src/compact/index.js";
+import { formatObjectKey, objectMetadata } from "../src/batch/object-key.js";
+import { ulid } from "../src/shared/ids.js";
+import type { ObjectStore } from "../src/store/object-store.js";
 import { localConfig } from "./support/loggers.js";
 
 const DAY = Date.UTC(2026, 10, 3); // 2026-11-03
@@ -105,4 +111,310 @@ describe("compactLogs on a local-directory store", () => {
     expect(again.totals.generations).toBe(0);
     expect(again.totals.upToDate).toBe(3);
   });
+
+  it("§1 late objects in a compacted hour become a second generation, never a duplicate", async () => {
+    const { config, store } = localConfig({ maxBatchRecords: 100 });
+    const root = config.local.path;
+    const first = Array.from({ length: 500 }, (_, i) => ({ ms: DAY + 10 * H + i * 1000, id: i }));
+    await writeLogs(config, first);
+    const opts = { store, prefix: "", fromMs: DAY, toMs: DAY + 24 * H, nowMs: DAY + 30 * H };
+    expect((await compactLogs(opts)).totals.rows).toBe(500);
+    // A spool recovering late (or a skewed clock) writes into the already compacted hour.
+    const late = Array.from({ length: 120 }, (_, i) => ({
+      ms: DAY + 10 * H + 7 + i * 997,
+      id: 500 + i,
+    }));
+    await writeLogs(config, late);
+    const second = await compactLogs({ ...opts, nowMs: DAY + 31 * H });
+    expect(second.totals).toMatchObject({ generations: 1, rows: 120, compacted: 1 });
+    expect(second.hours[0]!.generations[0]!.generation).toBe(2);
+    const glob = join(root, "parquet/dt=*/hour=*/*.parquet");
+    const rows = await duck(
+      `SELECT count(*), count(DISTINCT (data->>'id')::INT), count(DISTINCT filename) FROM read_parquet('${glob}', filename = true)`,
+    );
+    expect(rows.map((r) => r.map(Number))).toEqual([[620, 620, 2]]);
+    expect((await compactLogs({ ...opts, nowMs: DAY + 32 * H })).totals.generations).toBe(0);
+  });
+
+  it("§1 malformed lines go to the rejects object (counted, kept); foreign objects are named, not read; nothing is lost", async () => {
+    const { config, store } = localConfig();
+    const hour = DAY + 5 * H;
+    const lines = [
+      line(hour + 1, 1, { data: { id: 1, n: 9007199254740993 } }).replace(
+        '"n":9007199254740992',
+        '"n":9007199254740993',
+      ),
+      "not json at all",
+      "[1,2,3]",
+      JSON.stringify({ level: "info", message: "no timestamp" }),
+      JSON.stringify({ timestamp: "yesterday", level: "info" }),
+      line(hour + 2, 2, { extra: { region: "eu", n: 12345678901234567890n.toString() } }),
+      JSON.stringify({
+        timestamp: new Date(hour + 3).toISOString().replace("Z", "+00:00"),
+        level: "info",
+        message: "offset",
+        data: { id: 3 },
+      }),
+      line(hour + 4000 * H, 4), // outside the hour and the key's range
+    ];
+    const key = await putV1(store, "", hour + 1, hour + 3, lines);
+    await store.put(`v1/2026/11/03/05/README.txt`, "not a log object");
+    const out = await compactLogs({
+      store,
+      prefix: "",
+      fromMs: DAY,
+      toMs: DAY + 24 * H,
+      nowMs: DAY + 30 * H,
+      columns: { n: "int64" },
+    });
+    const h = out.hours[0]!;
+    expect(h.foreign).toEqual(["v1/2026/11/03/05/README.txt"]);
+    expect(h.generations[0]).toMatchObject({ lines: 8, rows: 3, rejected: 5 });
+    const manifestKey = "parquet/_stowage/dt=2026-11-03/hour=05/manifest-000001.json";
+    const manifest = JSON.parse(await text(store, manifestKey)) as {
+      rejects: { key: string; lines: number };
+      sources: { key: string; lines: number; rows: number; rejected: number; status: string }[];
+    };
+    expect(manifest.sources).toMatchObject([{ key, lines: 8, rows: 3, rejected: 5, status: "ok" }]);
+    const rejected = gunzipSync(await bytes(store, manifest.rejects.key))
+      .toString("utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { source: string; line: number; reason: string; text: string });
+    expect(rejected.map((r) => [r.line, r.reason, r.text])).toEqual([
+      [2, "not JSON", lines[1]],
+      [3, "not a JSON object", lines[2]],
+      [4, "no string timestamp", lines[3]],
+      [5, "timestamp is not ISO-8601 with a zone", lines[4]],
+      [8, "timestamp outside its object's key range", lines[7]],
+    ]);
+    const glob = join(config.local.path, "parquet/dt=*/hour=*/*.parquet");
+    const got = await duck(
+      `SELECT sourceLine, n::VARCHAR, extra::VARCHAR, data::VARCHAR FROM read_parquet('${glob}') ORDER BY sourceLine`,
+    );
+    expect(got).toEqual([
+      [1, "9007199254740993", null, '{"id":1,"n":9007199254740993}'],
+      [6, null, '{"extra":{"region":"eu","n":"12345678901234567890"}}', '{"id":2}'],
+      [
+        7,
+        null,
+        `{"timestamp":"${new Date(hour + 3).toISOString().replace("Z", "+00:00")}"}`,
+        '{"id":3}',
+      ],
+    ]);
+  });
+
+  it("§1 a destination inside v1/ is refused; promoted columns are checked", async () => {
+    const { store } = localConfig();
+    await expect(compactLogs({ store, prefix: "logs", dest: "logs/v1/parquet" })).rejects.toThrow(
+      /inside the v1 log tree/,
+    );
+    await expect(compactLogs({ store, prefix: "", columns: { level: "string" } })).rejects.toThrow(
+      /collides/,
+    );
+    await expect(
+      compactLogs({ store, prefix: "", columns: { x: "decimal" as "string" } }),
+    ).rejects.toThrow(/type must be one of/);
+  });
+
+  it("§1 an unfinished claim of a dead compactor is completed by the next run; a live one on another host is left alone until its lease ends", async () => {
+    const { config, store } = localConfig({ maxBatchRecords: 50 });
+    await writeLogs(
+      config,
+      Array.from({ length: 300 }, (_, i) => ({ ms: DAY + 3 * H + i * 5000, id: i })),
+    );
+    await writeLogs(
+      config,
+      Array.from({ length: 100 }, (_, i) => ({ ms: DAY + 4 * H + i * 5000, id: 300 + i })),
+    );
+    const listed = (await store.list({ prefix: "v1/2026/11/03/03/" })).entries;
+    const dead = Number(
+      execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]),
+    );
+    await putClaim(store, 3, listed, {
+      id: ulid(),
+      host: hostname(),
+      pid: dead,
+      at: new Date().toISOString(),
+    });
+    const listed4 = (await store.list({ prefix: "v1/2026/11/03/04/" })).entries;
+    await putClaim(store, 4, listed4, {
+      id: ulid(),
+      host: "elsewhere",
+      pid: 1,
+      at: new Date().toISOString(),
+    });
+    const opts = { store, prefix: "", fromMs: DAY, toMs: DAY + 24 * H, nowMs: Date.now() + 60_000 };
+    const run = await compactLogs(opts);
+    const [h3, h4] = run.hours;
+    expect(h3).toMatchObject({ status: "compacted" });
+    expect(h3!.generations).toMatchObject([
+      { generation: 1, resumed: true, committed: true, rows: 300 },
+    ]);
+    expect(h4).toMatchObject({
+      status: "in-progress",
+      inProgress: [{ generation: 1, run: { host: "elsewhere" } }],
+    });
+    expect(h4!.generations).toEqual([]);
+    const later = await compactLogs({ ...opts, nowMs: Date.now() + 31 * 60_000 });
+    expect(later.hours[1]!.generations).toMatchObject([
+      { generation: 1, resumed: true, rows: 100 },
+    ]);
+    const glob = join(config.local.path, "parquet/dt=*/hour=*/*.parquet");
+    const ids = await duck(
+      `SELECT count(*), count(DISTINCT (data->>'id')::INT) FROM read_parquet('${glob}')`,
+    );
+    expect(ids.map((r) => r.map(Number))).toEqual([[400, 400]]);
+  });
+
+  it("§1 a claimed source that vanished before the claim completed: the claim is abandoned, its parts removed, the rest claimed again", async () => {
+    const { config, store } = localConfig({ maxBatchRecords: 40 });
+    await writeLogs(
+      config,
+      Array.from({ length: 200 }, (_, i) => ({ ms: DAY + 6 * H + i * 9000, id: i })),
+    );
+    const listed = (await store.list({ prefix: "v1/2026/11/03/06/" })).entries;
+    const dead = Number(
+      execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]),
+    );
+    await putClaim(store, 6, listed, {
+      id: ulid(),
+      host: hostname(),
+      pid: dead,
+      at: new Date().toISOString(),
+    });
+    const gone = listed[0]!;
+    const goneLines = gunzipSync(await bytes(store, gone.key))
+      .toString()
+      .trim()
+      .split("\n").length;
+    await store.delete(gone.key);
+    const run = await compactLogs({
+      store,
+      prefix: "",
+      fromMs: DAY,
+      toMs: DAY + 24 * H,
+      nowMs: Date.now() + 60_000,
+    });
+    const gens = run.hours[0]!.generations;
+    expect(gens[0]).toMatchObject({ generation: 1, resumed: true, rows: 0 });
+    expect(gens[0]!.abandoned).toMatch(/deleted after it was claimed/);
+    expect(gens[1]).toMatchObject({ generation: 2, committed: true, rows: 200 - goneLines });
+    const glob = join(config.local.path, "parquet/dt=*/hour=*/*.parquet");
+    const ids = await duck(
+      `SELECT count(*), count(DISTINCT (data->>'id')::INT), count(DISTINCT filename) FROM read_parquet('${glob}', filename = true)`,
+    );
+    expect(ids.map((r) => r.map(Number))).toEqual([[200 - goneLines, 200 - goneLines, 1]]);
+  });
+
+  it("§1 memory-bounded slices: an hour split into many slices, and 1 ms holding more than a slice, still comes out whole and in order", async () => {
+    const { config, store } = localConfig({ maxBatchRecords: 500 });
+    const same = DAY + 2 * H + 1234;
+    const records = [
+      ...Array.from({ length: 3000 }, (_, i) => ({ ms: same, id: i })), // one millisecond
+      ...Array.from({ length: 3000 }, (_, i) => ({
+        ms: DAY + 2 * H + ((i * 7919) % H),
+        id: 3000 + i,
+      })),
+    ];
+    await writeLogs(config, records);
+    const out = await compactLogs({
+      store,
+      prefix: "",
+      fromMs: DAY,
+      toMs: DAY + 24 * H,
+      nowMs: DAY + 30 * H,
+      sliceBytes: 16 * 1024, // ~100 lines per slice
+      fileRows: 1000,
+    });
+    expect(out.totals.rows).toBe(6000);
+    const glob = join(config.local.path, "parquet/dt=*/hour=*/*.parquet");
+    const check = await duck(`
+      WITH r AS (SELECT timestamp, filename, file_row_number, sourceKey, sourceLine, (data->>'id')::INT AS id
+                 FROM read_parquet('${glob}', filename = true, file_row_number = true))
+      SELECT count(*), count(DISTINCT id),
+             (SELECT count(*) FROM (SELECT timestamp < lag(timestamp) OVER (ORDER BY filename, file_row_number) AS back FROM r) WHERE back)
+      FROM r`);
+    expect(check.map((r) => r.map(Number))).toEqual([[6000, 6000, 0]]);
+    // Ties keep (source key, line) order: the same ms rows read back in that order.
+    const ties = await duck(`
+      SELECT count(*) FROM (
+        SELECT sourceKey, sourceLine, lag(sourceKey) OVER w AS pk, lag(sourceLine) OVER w AS pl
+        FROM read_parquet('${glob}', filename = true, file_row_number = true)
+        WHERE epoch_ms(timestamp) = ${same}
+        WINDOW w AS (ORDER BY filename, file_row_number))
+      WHERE pk IS NOT NULL AND (sourceKey < pk OR (sourceKey = pk AND sourceLine < pl))`);
+    expect(Number(ties[0]![0])).toBe(0);
+  });
 });
+
+function line(ms: number, id: number, more: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    timestamp: new Date(ms).toISOString(),
+    level: "info",
+    message: `m${id}`,
+    data: { id },
+    ...more,
+  });
+}
+
+/** A v1 object written by hand (the same key, body and metadata the batch builder writes). */
+async function putV1(
+  store: ObjectStore,
+  prefix: string,
+  minMs: number,
+  maxMs: number,
+  lines: string[],
+): Promise<string> {
+  const body = Buffer.from(lines.map((l) => `${l}\n`).join(""));
+  const key = formatObjectKey({ prefix, minMs, maxMs, batchId: ulid() });
+  await store.put(key, gzipSync(body), {
+    ifNoneMatch: "*",
+    contentType: "application/x-ndjson",
+    contentEncoding: "gzip",
+    metadata: objectMetadata({ minMs, maxMs, records: lines.length, decodedBytes: body.length }),
+  });
+  return key;
+}
+
+async function bytes(store: ObjectStore, key: string): Promise<Buffer> {
+  const res = await store.get(key);
+  const chunks: Buffer[] = [];
+  for await (const c of res.body) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const text = async (store: ObjectStore, key: string) => (await bytes(store, key)).toString("utf8");
+
+/** A claim as an earlier compactor would have left it (generation 1 of an hour of DAY). */
+async function putClaim(
+  store: ObjectStore,
+  hour: number,
+  listed: { key: string; etag: string; size: number }[],
+  run: { id: string; host: string; pid: number; at: string },
+): Promise<void> {
+  const { claimDigest } = await import("../src/compact/manifest.js");
+  const { DEFAULT_FILE_ROWS, DEFAULT_ROW_GROUP_ROWS } = await import("../src/compact/index.js");
+  const hh = String(hour).padStart(2, "0");
+  const body = {
+    layout: 1,
+    hour: `2026-11-03T${hh}`,
+    generation: 1,
+    settings: {
+      rowGroupRows: DEFAULT_ROW_GROUP_ROWS,
+      rowGroupBytes: 256 * 1024 * 1024,
+      fileRows: DEFAULT_FILE_ROWS,
+      compression: "zstd" as const,
+      columns: [],
+    },
+    sources: [...listed]
+      .sort((a, b) => (a.key < b.key ? -1 : 1))
+      .map((e) => ({ key: e.key, etag: e.etag, size: e.size })),
+  };
+  const claim = { kind: "stowage-compact-claim", ...body, digest: claimDigest(body), run };
+  await store.put(
+    `parquet/_stowage/dt=2026-11-03/hour=${hh}/claim-000001.json`,
+    `${JSON.stringify(claim, null, 2)}\n`,
+    { ifNoneMatch: "*" },
+  );
+}
