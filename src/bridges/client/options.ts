@@ -4,19 +4,12 @@
  * browsers allow keepalive and beacon bodies in flight.
  */
 import { checkBridgeOptions } from "../shared/bridge-options.js";
+import { LEVELS, type Level } from "../../shared/levels.js";
 import { CLIENT_RETRY } from "../../config/retry-defaults.js";
 
-/** Levels, least to most severe (the logger's names). */
-export const LEVELS = [
-  "trace",
-  "debug",
-  "info",
-  "success",
-  "warning",
-  "error",
-  "critical",
-] as const;
-export type ClientLevel = (typeof LEVELS)[number];
+/** Levels, least to most severe: the logger's own list (shared/levels.ts, no Node imports). */
+export { LEVELS };
+export type ClientLevel = Level;
 
 /** Browsers refuse a keepalive fetch or a beacon past 64 KiB of body bytes in flight per page. */
 export const KEEPALIVE_MAX_BYTES = 64 * 1024;
