@@ -2,16 +2,22 @@
  * Studio's page: one screen, one loaded snapshot shared by every view (list,
  * histogram, facets, errors, HTTP, AI context). Nothing is fetched from storage
  * before Load logs; the URL mirrors range, filters, tab and selection. This is
- * the composition root: state lives here, logic in use-*.ts and lib/.
+ * the composition root: the state is one reducer (lib/app-state.ts), I/O in
+ * use-*.ts, the rest in lib/; this file wires events to actions.
  */
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { InfoResponse } from "../api-types.js";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef } from "preact/hooks";
 import { ApiClient, ApiFailure } from "./lib/api-client.js";
-import { readUrlState, writeUrlState, PRESETS, type Preset, type Tab } from "./lib/url-state.js";
+import { readUrlState, writeUrlState } from "./lib/url-state.js";
 import { termToString, type Term } from "./lib/search.js";
 import { buildAiContext } from "./lib/ai-context.js";
 import { copyText } from "./lib/clipboard.js";
-import { fmtCount, fmtSpan } from "./lib/format.js";
+import {
+  appReducer,
+  initialAppState,
+  loadRange,
+  rangeProblemOf,
+  urlStateOf,
+} from "./lib/app-state.js";
 import { useSession } from "./use-session.js";
 import { useDerived } from "./use-derived.js";
 import { useKeys } from "./use-keys.js";
@@ -28,111 +34,60 @@ import { ErrorsView } from "./components/errors-view.js";
 import { HttpView } from "./components/http-view.js";
 import { Banner, Toast } from "./components/banner.js";
 
-function rangeProblemOf(
-  preset: Preset | null,
-  custom: { from: number; to: number } | null,
-): string | null {
-  if (preset) return null;
-  if (!custom) return "choose a custom range";
-  const span = custom.to - custom.from;
-  if (!(span > 0)) return "the range is empty: the end must be after the start";
-  if (span > PRESETS["7d"])
-    return `${fmtSpan(span)} selected: Studio loads at most 7 days at a time`;
-  return null;
-}
-
 export function App(props: { token: string }) {
   const api = useMemo(() => new ApiClient(props.token), [props.token]);
-  const initial = useMemo(() => readUrlState(location.search), []);
-  const [info, setInfo] = useState<InfoResponse | null>(null);
-  const [infoError, setInfoError] = useState<ApiFailure | null>(null);
-  const [preset, setPreset] = useState<Preset | null>(initial.preset);
-  const [custom, setCustom] = useState(
-    initial.from !== null && initial.to !== null ? { from: initial.from, to: initial.to } : null,
+  const [state, dispatch] = useReducer(appReducer, location.search, (search: string) =>
+    initialAppState(readUrlState(search)),
   );
-  const [utc, setUtc] = useState(initial.utc);
-  const [q, setQ] = useState(initial.q);
-  const [qInput, setQInput] = useState(initial.q);
-  const [chips, setChips] = useState<Term[]>(initial.chips);
-  const [tab, setTab] = useState<Tab>(initial.tab);
-  const [win, setWin] = useState(initial.view);
-  const [openKey, setOpenKey] = useState<string | null>(initial.sel);
-  const [cursor, setCursor] = useState(-1);
-  const [auto, setAuto] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [toast, setToast] = useState<string | null>(null);
+  const { info, infoError, preset, custom, utc, q, qInput, chips, tab, win } = state;
+  const { openKey, cursor, auto, notice, toast } = state;
   const search = useRef<HTMLInputElement>(null);
-  const session = useSession(api);
-  const s = session.state;
+  const session = useSession(api, dispatch);
+  const s = state.session;
   const d = useDerived(s, q, chips, win, tab);
   const visible = d.view.visible;
 
   useEffect(() => {
-    api
-      .info()
-      .then(setInfo, (e: unknown) =>
-        setInfoError(e instanceof ApiFailure ? e : new ApiFailure(0, "network", String(e))),
-      );
+    api.info().then(
+      (info) => dispatch({ type: "info-loaded", info }),
+      (e: unknown) =>
+        dispatch({
+          type: "info-failed",
+          error: e instanceof ApiFailure ? e : new ApiFailure(0, "network", String(e)),
+        }),
+    );
   }, [api]);
   useEffect(() => {
     if (info) document.title = `Studio · ${info.source}`;
   }, [info]);
   // Search commits 150 ms after typing stops (Enter commits at once).
   useEffect(() => {
-    const t = setTimeout(() => setQ(qInput), 150);
+    const t = setTimeout(() => dispatch({ type: "query-committed" }), 150);
     return () => clearTimeout(t);
   }, [qInput]);
   // Mirror the state into the URL (the token stays: the link keeps working on this machine),
   // in the same commit as the DOM: a reload right after a click keeps what the page showed.
   useLayoutEffect(() => {
-    const state = {
-      preset,
-      from: custom?.from ?? null,
-      to: custom?.to ?? null,
-      q,
-      chips,
-      sel: openKey,
-      tab,
-      view: win,
-      utc,
-    };
-    history.replaceState(null, "", writeUrlState(state, props.token));
+    history.replaceState(null, "", writeUrlState(urlStateOf(state), props.token));
   }, [preset, custom, q, chips, openKey, tab, win, utc]);
 
-  const rangeProblem = rangeProblemOf(preset, custom);
+  const rangeProblem = rangeProblemOf(state);
   const openRow = useMemo(
     () => (openKey ? (d.rows.find((r) => r.key === openKey) ?? null) : null),
     [d.rows, openKey],
   );
 
   const doLoad = useCallback(() => {
-    if (rangeProblem) return;
-    const now = Date.now();
-    const r = preset ? { from: now - PRESETS[preset], to: now } : custom!;
-    setAuto(false);
-    setNotice(null);
-    setWin(null);
-    setCursor(-1);
-    void session.load(r.from, r.to);
-  }, [preset, custom, rangeProblem, session.load]);
+    const r = loadRange({ preset, custom }, Date.now());
+    if (r) void session.load(r.from, r.to);
+  }, [preset, custom, session.load]);
 
   const doMore = useCallback(() => {
-    if (s?.partial && !session.busy) void session.more();
-  }, [s?.partial, session.busy, session.more]);
-
-  const toggleChip = useCallback((t: Term) => {
-    setChips((cur) => {
-      const same = cur.findIndex((c) => c.field === t.field && c.value === t.value);
-      if (same >= 0 && cur[same]!.negate === t.negate) return cur.filter((_, i) => i !== same);
-      return [...(same >= 0 ? cur.filter((_, i) => i !== same) : cur), t];
-    });
-    setCursor(-1);
-  }, []);
+    if (s?.partial && !state.busy) void session.more();
+  }, [s?.partial, state.busy, session.more]);
 
   const copy = useCallback((text: string, what: string) => {
-    void copyText(text).then(() =>
-      setToast(`Copied ${what} (${fmtCount(text.length)} characters)`),
-    );
+    void copyText(text).then(() => dispatch({ type: "copied", what, chars: text.length }));
   }, []);
 
   const copyAi = useCallback(() => {
@@ -157,35 +112,20 @@ export function App(props: { token: string }) {
   }, [s, info, win, q, chips, visible, openRow, d.groups, copy]);
 
   const pick = useCallback(
-    (index: number, open: boolean) => {
-      const row = visible[index];
-      if (!row) return;
-      setCursor(index);
-      if (open) setOpenKey(row.key);
-    },
+    (index: number, open: boolean) => dispatch({ type: "row-picked", rows: visible, index, open }),
     [visible],
   );
+  const toggleChip = useCallback((term: Term) => dispatch({ type: "chip-toggled", term }), []);
 
   useKeys({
     focusSearch: () => search.current?.focus(),
-    move: (delta) => {
-      if (!visible.length || tab !== "logs") return;
-      const next = Math.max(0, Math.min(visible.length - 1, cursor + delta));
-      setCursor(next);
-      if (openKey) setOpenKey(visible[next]!.key);
-    },
-    open: () => {
-      const row = visible[cursor];
-      if (row) setOpenKey(row.key);
-    },
-    close: () => setOpenKey(null),
+    move: (delta) => dispatch({ type: "cursor-moved", rows: visible, delta }),
+    open: () => dispatch({ type: "cursor-opened", rows: visible }),
+    close: () => dispatch({ type: "drawer-closed" }),
     more: doMore,
   });
 
-  useAutoRefresh(auto, session.refresh, (why) => {
-    setAuto(false);
-    setNotice(`Auto-refresh stopped: ${why}.`);
-  });
+  useAutoRefresh(auto, session.refresh, (why) => dispatch({ type: "auto-stopped", why }));
 
   if (infoError) return <Banner error={infoError} onClose={null} standalone />;
   if (!info)
@@ -212,21 +152,15 @@ export function App(props: { token: string }) {
         custom={custom}
         utc={utc}
         rangeProblem={rangeProblem}
-        busy={session.busy}
+        busy={state.busy}
         canMore={Boolean(s?.partial)}
         auto={autoState}
-        onPreset={setPreset}
-        onCustom={(r) => {
-          setCustom(r);
-          setPreset(null);
-        }}
-        onUtc={setUtc}
+        onPreset={(preset) => dispatch({ type: "preset-chosen", preset })}
+        onCustom={(range) => dispatch({ type: "custom-chosen", range })}
+        onUtc={(utc) => dispatch({ type: "utc-set", utc })}
         onLoad={doLoad}
         onMore={doMore}
-        onAuto={(on) => {
-          setAuto(on);
-          setNotice(null);
-        }}
+        onAuto={(on) => dispatch({ type: "auto-set", on })}
         onCopyAi={copyAi}
         canCopy={Boolean(s)}
       />
@@ -240,28 +174,30 @@ export function App(props: { token: string }) {
         showing={visible.length}
         skipped={s?.skipped ?? 0}
         unverified={s?.unverified ?? []}
-        busy={session.busy !== null}
+        busy={state.busy !== null}
       />
       <div>
-        {session.error && <Banner error={session.error} onClose={() => session.setError(null)} />}
-        {notice && <Banner notice={notice} onClose={() => setNotice(null)} />}
-        {s?.warning && !session.error && <Banner notice={s.warning} onClose={null} />}
+        {state.error && (
+          <Banner error={state.error} onClose={() => dispatch({ type: "error-closed" })} />
+        )}
+        {notice && <Banner notice={notice} onClose={() => dispatch({ type: "notice-closed" })} />}
+        {s?.warning && !state.error && <Banner notice={s.warning} onClose={null} />}
       </div>
       <div class="body">
         <FacetRail facets={d.view.facets} chips={chips} onToggle={toggleChip} loaded={Boolean(s)} />
         <main class={`center${tab === "logs" ? "" : " no-hist"}`}>
           <Toolbar
             tab={tab}
-            onTab={setTab}
+            onTab={(tab) => dispatch({ type: "tab-chosen", tab })}
             logsCount={s ? visible.length : null}
             groups={d.groups}
             showHttp={d.hasHttp}
             query={qInput}
-            onQuery={setQInput}
-            onCommit={() => setQ(qInput)}
+            onQuery={(text) => dispatch({ type: "query-typed", text })}
+            onCommit={() => dispatch({ type: "query-committed" })}
             searchRef={search}
             window={win}
-            onClearWindow={() => setWin(null)}
+            onClearWindow={() => dispatch({ type: "window-set", window: null })}
             chips={chips}
             onToggle={toggleChip}
             utc={utc}
@@ -272,7 +208,7 @@ export function App(props: { token: string }) {
                 data={s ? d.hist : null}
                 window={win}
                 utc={utc}
-                onWindow={setWin}
+                onWindow={(window) => dispatch({ type: "window-set", window })}
                 unloadedBefore={d.unloadedBefore}
               />
               {visible.length ? (
@@ -305,10 +241,7 @@ export function App(props: { token: string }) {
               utc={utc}
               withDate={withDate}
               loaded={Boolean(s)}
-              onPick={(g) => {
-                toggleChip({ field: "fp", value: g.id, negate: false });
-                setTab("logs");
-              }}
+              onPick={(g) => dispatch({ type: "error-group-picked", id: g.id })}
             />
           )}
           {tab === "http" && d.http && <HttpView stats={d.http} loaded={Boolean(s)} />}
@@ -317,13 +250,13 @@ export function App(props: { token: string }) {
           <DetailDrawer
             row={openRow}
             api={api}
-            onClose={() => setOpenKey(null)}
+            onClose={() => dispatch({ type: "drawer-closed" })}
             onFilter={toggleChip}
             onCopy={copy}
           />
         )}
       </div>
-      {toast && <Toast text={toast} onDone={() => setToast(null)} />}
+      {toast && <Toast text={toast} onDone={() => dispatch({ type: "toast-done" })} />}
     </div>
   );
 }

@@ -11,7 +11,7 @@ import { httpFacts, httpStats } from "./lib/http-stats.js";
 import { bucketise } from "./lib/histogram-data.js";
 import { haystack, type Row } from "./lib/rows.js";
 import type { Tab } from "./lib/url-state.js";
-import type { SessionState } from "./use-session.js";
+import type { SessionState } from "./lib/app-state.js";
 
 export function useDerived(
   s: SessionState | null,

@@ -1,56 +1,30 @@
 /**
  * The page's view of the reader session: load, load more and refresh through
- * the API, rows kept sorted newest first, keys stable across grants.
+ * the API, rows kept sorted newest first, keys stable across grants. The
+ * snapshot, busy and error live in the page's one reducer (lib/app-state.ts):
+ * this hook does the I/O and the merging, and dispatches what came back.
  *
  * Invariants: rows of `more` are appended (the server never repeats a record);
  * a complete refresh replaces exactly the rows of its window; a partial refresh
  * is not merged (it would leave a hole) and stops auto-refresh.
  */
-import { useCallback, useRef, useState } from "preact/hooks";
-import type {
-  GrantUsage,
-  LimitName,
-  LoadResponse,
-  ReadStats,
-  UnverifiedObject,
-} from "../api-types.js";
+import { useCallback, useRef } from "preact/hooks";
+import type { LoadResponse } from "../api-types.js";
 import { ApiFailure, type ApiClient } from "./lib/api-client.js";
+import type { AppAction, Busy, SessionState } from "./lib/app-state.js";
 import { keyHash, toRows, type Row } from "./lib/rows.js";
-
-export interface SessionState {
-  loadId: number;
-  from: number;
-  to: number;
-  rows: Row[];
-  stats: ReadStats;
-  lastGrant: GrantUsage;
-  partial: boolean;
-  complete: boolean;
-  stoppedBy: LimitName | null;
-  skipped: number;
-  /** Objects whose records are shown but not proven intact (no checksum, lock missing). */
-  unverified: UnverifiedObject[];
-  /** Hours older than the end of this hour are not fully read yet (null when complete). */
-  unreadBefore: number | null;
-  /** What the last grant wants the user to know: storage kept failing, or why nothing loaded. */
-  warning: string | null;
-}
-
-export type Busy = null | "load" | "more" | "refresh";
 
 const newestFirst = (a: Row, b: Row) => b.ts - a.ts || a.id - b.id;
 
-export function useSession(api: ApiClient | null) {
-  const [state, setState] = useState<SessionState | null>(null);
-  const [busy, setBusy] = useState<Busy>(null);
-  const [error, setError] = useState<ApiFailure | null>(null);
+export function useSession(api: ApiClient | null, dispatch: (a: AppAction) => void) {
   const seen = useRef(new Map<number, number>());
   const nextId = useRef(0);
   const current = useRef<SessionState | null>(null);
 
-  const apply = (s: SessionState) => {
+  /** A load or load more ends the request; a refresh tick was never shown as one. */
+  const apply = (s: SessionState, how: "session-received" | "session-refreshed") => {
     current.current = s;
-    setState(s);
+    dispatch({ type: how, session: s });
   };
 
   const base = (res: LoadResponse, rows: Row[], prev: SessionState | null): SessionState => ({
@@ -81,18 +55,16 @@ export function useSession(api: ApiClient | null) {
       kind: Exclude<Busy, null>,
       call: () => Promise<LoadResponse>,
     ): Promise<LoadResponse | null> => {
-      setBusy(kind);
-      setError(null);
+      dispatch({ type: "request-started", kind });
       try {
         return await call();
       } catch (e) {
-        setError(e instanceof ApiFailure ? e : new ApiFailure(0, "storage", String(e)));
+        const error = e instanceof ApiFailure ? e : new ApiFailure(0, "storage", String(e));
+        dispatch({ type: "request-failed", error });
         return null;
-      } finally {
-        setBusy(null);
       }
     },
-    [],
+    [dispatch],
   );
 
   const load = useCallback(
@@ -104,7 +76,7 @@ export function useSession(api: ApiClient | null) {
       nextId.current = 0;
       const rows = toRows(res.records, 0, seen.current).sort(newestFirst);
       nextId.current = rows.length;
-      apply(base(res, rows, null));
+      apply(base(res, rows, null), "session-received");
     },
     [api, run],
   );
@@ -116,7 +88,7 @@ export function useSession(api: ApiClient | null) {
     if (!res) return;
     const added = toRows(res.records, nextId.current, seen.current);
     nextId.current += added.length;
-    apply(base(res, prev.rows.concat(added).sort(newestFirst), prev));
+    apply(base(res, prev.rows.concat(added).sort(newestFirst), prev), "session-received");
   }, [api, run]);
 
   /** Returns why auto-refresh must stop, or null to keep going. */
@@ -130,7 +102,7 @@ export function useSession(api: ApiClient | null) {
       return e instanceof ApiFailure ? `${e.message}${e.hint ? ` (${e.hint})` : ""}` : String(e);
     }
     if (!res.complete || !res.window) {
-      apply({ ...prev, stats: res.stats, lastGrant: res.lastGrant });
+      apply({ ...prev, stats: res.stats, lastGrant: res.lastGrant }, "session-refreshed");
       return "the refresh hit an allowance before reading the whole current hour; its records were not merged";
     }
     const w = res.window;
@@ -142,9 +114,9 @@ export function useSession(api: ApiClient | null) {
     }
     const added = toRows(res.records, nextId.current, seen.current);
     nextId.current += added.length;
-    apply(base(res, kept.concat(added).sort(newestFirst), prev));
+    apply(base(res, kept.concat(added).sort(newestFirst), prev), "session-refreshed");
     return null;
-  }, [api]);
+  }, [api, dispatch]);
 
-  return { state, busy, error, setError, load, more, refresh };
+  return { load, more, refresh };
 }
