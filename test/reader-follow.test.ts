@@ -9,7 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { hourPrefix } from "../src/batch/object-key.js";
-import { createSource, type Follow, type FollowEvent, type Source } from "../src/reader/index.js";
+import {
+  createSource,
+  type Follow,
+  type FollowEvent,
+  type LogRecordLike,
+  type Source,
+} from "../src/reader/index.js";
 import { LocalStore } from "../src/store/local-store.js";
 import { putBatch } from "./reader-fixtures.js";
 
@@ -66,7 +72,7 @@ function stepper(follow: Follow) {
   };
 }
 
-const ids = (records: { id?: unknown }[]) => records.map((r) => String(r.id));
+const ids = (records: LogRecordLike[]) => records.map((r) => String(r.id));
 
 describe("source.follow() with the clock in hand", () => {
   it("the hour turns: the new hour is watched, an object delivered late into the previous one is shown, then that hour is given up lateMs after it ended", async () => {
