@@ -26,6 +26,8 @@ interface CompactFlags extends SourceFlags {
   settle: string;
   lease: string;
   column: string[];
+  fileRows?: string;
+  rowGroupRows?: string;
   json?: boolean;
 }
 
@@ -42,6 +44,17 @@ function durationMs(
     throw new StowageError("usage", `${what} "${text}" is not a duration such as 15m, 90s, 2h`);
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? "ms"]!;
   return Number(m[1]) * unit;
+}
+
+function count(
+  text: string,
+  what: string,
+  StowageError: typeof import("../../shared/errors.js").StowageError,
+): number {
+  const n = Number(text.replaceAll(",", "").replaceAll("_", ""));
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new StowageError("usage", `${what} "${text}" is not a positive whole number`);
+  return n;
 }
 
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
@@ -71,6 +84,8 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       collect,
       [],
     )
+    .option("--file-rows <n>", "rows per Parquet part at most (default 2,097,152)")
+    .option("--row-group-rows <n>", "rows per row group at most (default 131,072)")
     .option("--json", "print a JSON summary on stdout");
   addSourceFlags(cmd).action(async (flags: CompactFlags) => {
     const { StowageError } = await import("../../shared/errors.js");
@@ -99,6 +114,10 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         settleMs: durationMs(flags.settle, "--settle", StowageError),
         leaseMs: Math.max(1, durationMs(flags.lease, "--lease", StowageError)),
         columns,
+        ...(flags.fileRows ? { fileRows: count(flags.fileRows, "--file-rows", StowageError) } : {}),
+        ...(flags.rowGroupRows
+          ? { rowGroupRows: count(flags.rowGroupRows, "--row-group-rows", StowageError) }
+          : {}),
         objectLock: target.objectLock,
         signal: controller.signal,
         onPart: (p) => {
