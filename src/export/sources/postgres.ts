@@ -1,7 +1,7 @@
 /**
  * PostgreSQL source. A query without bound parameters whose columns all have a
  * binary decoder streams through `COPY (query) TO STDOUT (FORMAT binary)`
- * (`pg-copy.ts`: no per-row protocol parsing, no text round trip for numbers and
+ * (`pg-copy/`: no per-row protocol parsing, no text round trip for numbers and
  * timestamps); any other query reads through a `pg-cursor` server-side cursor (rows
  * fetched `batchSize` at a time, never the whole result), text-format values parsed
  * into the portable kinds (int8 → bigint, numeric → exact text, timestamps → µs).
@@ -10,7 +10,7 @@
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { connectionHint } from "./connect-hint.js";
 import { nested } from "../sql.js";
-import { copyRows, copyTarget, hasDecoder, type CopyClient } from "./pg-copy.js";
+import { copyRows, copyTarget, hasDecoder, type CopyClient } from "./pg-copy/index.js";
 import { StowageError } from "../../shared/errors.js";
 import {
   dateTextToIso,
