@@ -5,6 +5,7 @@
  * 1 could not verify (storage unreachable, access denied), 2 config error.
  */
 import type { Command } from "commander";
+import { formatBytes, formatCount } from "../../shared/bytes.js";
 import type { CliIo, SetExitCode } from "../io.js";
 
 interface ValidateFlags {
@@ -41,54 +42,26 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         throw new StowageError("usage", `--depth must be metadata or full, not "${flags.depth}"`);
       if (flags.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.date))
         throw new StowageError("usage", "--date must be YYYY-MM-DD");
-      const { loadExportConfig, selectExports } = await import("../../export/config.js");
-      const { openExportStore } = await import("../../export/session.js");
-      const { validateExport } = await import("../../export/validate.js");
-      const { formatBytes, formatCount } = await import("../../shared/bytes.js");
-      const cfg = await loadExportConfig(flags.config, {
+      const { openExportFile, validateExportFile } = await import("../../export/export-file.js");
+      const file = await openExportFile(flags.config, {
         env: io.env,
         cwd: io.cwd,
         ...(flags.trustEndpoint ? { trustedHosts: flags.trustEndpoint } : {}),
         needSource: false, // validate reads only the bucket
+        only: flags.export,
       });
-      const exports = selectExports(cfg, flags.export);
-      const date = flags.date ? new Date(`${flags.date}T00:00:00Z`) : undefined;
       const report: Record<string, unknown>[] = [];
       let integrity = 0;
       let unverified = 0;
-      for (const exp of exports) {
-        const store = openExportStore(cfg, exp, io.env);
-        try {
-          const r = await validateExport(exp, {
-            store,
-            depth: flags.depth,
-            maxAttempts: cfg.tuning.maxAttempts,
-            ...(date ? { date } : {}),
-          });
-          report.push({ ...r });
-          if (!r.ok) integrity++;
-          if (flags.json) continue;
-          if (r.ok)
-            io.out(
-              `[OK]  ${r.export}: run ${r.runId}, ${r.parts} object(s), ${formatCount(r.rows)} rows, ${formatBytes(r.bytes)} verified (${r.depth})\n`,
-            );
-          else io.out(`[FAIL] ${r.export} -- ${r.status}: ${r.problems.join("; ")}\n`);
-        } catch (err) {
-          unverified++;
-          const e = err as { code?: string; message?: string; hint?: string };
-          report.push({
-            export: exp.name,
-            ok: false,
-            status: "unverified",
-            error: { code: e.code ?? "internal", message: e.message ?? String(err) },
-          });
-          if (!flags.json)
-            io.out(
-              `[FAIL] ${exp.name} -- could not verify: ${e.message ?? String(err)}\n${e.hint ? `Hint: ${e.hint}\n` : ""}`,
-            );
-        } finally {
-          store.close();
-        }
+      for await (const o of validateExportFile(file, {
+        env: io.env,
+        depth: flags.depth,
+        date: flags.date ? new Date(`${flags.date}T00:00:00Z`) : undefined,
+      })) {
+        if (o.error) unverified++;
+        else if (!o.result.ok) integrity++;
+        report.push(validateEntry(o));
+        if (!flags.json) io.out(validateLine(o));
       }
       if (flags.json)
         io.out(
@@ -96,4 +69,25 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         );
       setExit(integrity ? 3 : unverified ? 1 : 0);
     });
+}
+
+type Outcome = import("../../export/export-file.js").ExportOutcome<
+  import("../../export/validate.js").ValidateResult
+>;
+
+/** One export's entry in `validate --json`. */
+function validateEntry(o: Outcome): Record<string, unknown> {
+  if (!o.error) return { ...o.result };
+  const { code, message } = o.error;
+  return { export: o.export.name, ok: false, status: "unverified", error: { code, message } };
+}
+
+/** One export's line: verified, what failed, or why it could not be checked. */
+function validateLine(o: Outcome): string {
+  if (o.error)
+    return `[FAIL] ${o.export.name} -- could not verify: ${o.error.message}\n${o.error.hint ? `Hint: ${o.error.hint}\n` : ""}`;
+  const r = o.result;
+  return r.ok
+    ? `[OK]  ${r.export}: run ${r.runId}, ${r.parts} object(s), ${formatCount(r.rows)} rows, ${formatBytes(r.bytes)} verified (${r.depth})\n`
+    : `[FAIL] ${r.export} -- ${r.status}: ${r.problems.join("; ")}\n`;
 }

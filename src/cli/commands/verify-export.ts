@@ -21,42 +21,37 @@ export async function verifyExportFile(
   trustedHosts: string[],
   print = true,
 ): Promise<ExportVerifyOutcome> {
-  const { loadExportConfig, selectExports } = await import("../../export/config.js");
-  const { openExportStore } = await import("../../export/session.js");
-  const { validateExport } = await import("../../export/validate.js");
+  const { openExportFile, validateExportFile } = await import("../../export/export-file.js");
   const { escapeTerminal } = await import("../../record/terminal-safe.js");
-  const cfg = await loadExportConfig(file, { env: io.env, cwd: io.cwd, trustedHosts });
+  const opened = await openExportFile(file, { env: io.env, cwd: io.cwd, trustedHosts });
   const out: ExportVerifyOutcome = { reports: [], integrity: false, unverified: false };
-  for (const exp of selectExports(cfg, undefined)) {
-    const store = openExportStore(cfg, exp, io.env);
-    try {
-      const r = await validateExport(exp, {
-        store,
-        depth,
-        maxAttempts: cfg.tuning.maxAttempts,
-        retention: true,
-      });
-      out.reports.push({ ...r });
-      out.integrity ||= !r.ok;
-      const lock = exp.destination.type === "s3" ? exp.destination.objectLock : undefined;
-      if (print)
-        io.out(
-          r.ok
-            ? `[OK]  export ${r.export}: run ${r.runId}, ${r.parts} object(s) checked at depth ${r.depth}${lock ? `, Object Lock ${lock.mode} ${lock.retainDays} d required` : ""}\n`
-            : // Problems name stored keys (a manifest's, too): escaped, as stowage logs prints records.
-              `${escapeTerminal(`[FAIL] export ${r.export} -- ${r.status}: ${r.problems.join("; ")}`)}\n`,
-        );
-    } catch (err) {
+  // Stops at the first export it cannot check (the rest would likely fail alike).
+  for await (const o of validateExportFile(opened, { env: io.env, depth, retention: true })) {
+    if (o.error) {
       out.unverified = true;
-      const e = err as { code?: string; message?: string };
-      out.reports.push({ export: exp.name, ok: false, status: "unverified", error: e.message });
+      out.reports.push({
+        export: o.export.name,
+        ok: false,
+        status: "unverified",
+        error: o.error.message,
+      });
       io.err(
-        `${escapeTerminal(`stowage verify: could not verify export ${exp.name}: ${e.message ?? String(err)}`)}\n`,
+        `${escapeTerminal(`stowage verify: could not verify export ${o.export.name}: ${o.error.message}`)}\n`,
       );
       return out;
-    } finally {
-      store.close();
     }
+    const r = o.result;
+    out.reports.push({ ...r });
+    out.integrity ||= !r.ok;
+    const dest = o.export.destination;
+    const lock = dest.type === "s3" ? dest.objectLock : undefined;
+    if (print)
+      io.out(
+        r.ok
+          ? `[OK]  export ${r.export}: run ${r.runId}, ${r.parts} object(s) checked at depth ${r.depth}${lock ? `, Object Lock ${lock.mode} ${lock.retainDays} d required` : ""}\n`
+          : // Problems name stored keys (a manifest's, too): escaped, as stowage logs prints records.
+            `${escapeTerminal(`[FAIL] export ${r.export} -- ${r.status}: ${r.problems.join("; ")}`)}\n`,
+      );
   }
   return out;
 }
