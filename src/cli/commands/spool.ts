@@ -6,7 +6,7 @@
  */
 import type { Command } from "commander";
 import { formatBytes } from "../../shared/bytes.js";
-import { isStowageError, StowageError } from "../../shared/errors.js";
+import type { SpoolLookup } from "../../spool/configured-spool.js";
 import type { CliIo, SetExitCode } from "../io.js";
 
 interface SpoolOptions {
@@ -14,43 +14,6 @@ interface SpoolOptions {
   config?: string;
   json?: boolean;
   trustEndpoint: string[];
-}
-
-/** The spool file named by --path, else the one the logger config would use. */
-async function spoolPath(opts: SpoolOptions, io: CliIo): Promise<{ path: string; from: string }> {
-  const { resolve } = await import("node:path");
-  if (opts.path) return { path: resolve(io.cwd, opts.path), from: "--path" };
-  const { findConfigFile, loadConfigFile, resolveLoggerConfig } =
-    await import("../../config/index.js");
-  const file = opts.config ? resolve(io.cwd, opts.config) : findConfigFile(io.cwd).path;
-  const loaded = file ? await loadConfigFile(file, { env: io.env, cwd: io.cwd }) : undefined;
-  const resolved = resolveLoggerConfig(loaded?.data ?? {}, {
-    env: io.env,
-    cwd: io.cwd,
-    origin: loaded?.origin ?? "code",
-    trustedHosts: opts.trustEndpoint,
-    ...(loaded ? { file: loaded.path } : {}),
-  });
-  return {
-    path: resolved.delivery.spoolPath,
-    from: loaded ? loaded.path : "the default destination (no stowage.config.* here)",
-  };
-}
-
-/** Names where a missing spool's path came from (a config, or the default destination). */
-async function withSource<T>(from: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (!isStowageError(err, "not-found") || from === "--path") throw err;
-    throw new StowageError(
-      "not-found",
-      `${err.message} (the spool of ${from}): nothing has been spooled there yet`,
-      {
-        hint: 'Pass --path with the spool file, or --config with the logger config that uses `buffer: "sqlite"`.',
-      },
-    );
-  }
 }
 
 const common = (cmd: Command) =>
@@ -67,6 +30,14 @@ const common = (cmd: Command) =>
       (v: string, p: string[]) => [...p, v],
       [],
     );
+
+const lookup = (opts: SpoolOptions, io: CliIo): SpoolLookup => ({
+  path: opts.path,
+  config: opts.config,
+  cwd: io.cwd,
+  env: io.env,
+  trustedHosts: opts.trustEndpoint,
+});
 
 const OWNER_STATE = {
   live: "live",
@@ -85,9 +56,8 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       .command("status")
       .description("records, pending and failed batches, and bytes held by a spool"),
   ).action(async (opts: SpoolOptions) => {
-    const { getS3SpoolStatus } = await import("../../spool/sqlite-status.js");
-    const { path, from } = await spoolPath(opts, io);
-    const s = await withSource(from, () => getS3SpoolStatus(path));
+    const { inspectSpool } = await import("../../spool/configured-spool.js");
+    const { path, from, status: s } = await inspectSpool(lookup(opts, io));
     if (opts.json) io.out(`${JSON.stringify({ path, ...s })}\n`);
     else {
       io.out(
@@ -116,9 +86,8 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       .command("retry")
       .description("re-arm failed batches so the next logger on this spool delivers them"),
   ).action(async (opts: SpoolOptions) => {
-    const { retryS3Spool } = await import("../../spool/sqlite-status.js");
-    const { path, from } = await spoolPath(opts, io);
-    const { rearmed } = await withSource(from, () => retryS3Spool(path));
+    const { rearmSpool } = await import("../../spool/configured-spool.js");
+    const { path, rearmed } = await rearmSpool(lookup(opts, io));
     if (opts.json) io.out(`${JSON.stringify({ path, rearmed })}\n`);
     else
       io.out(
