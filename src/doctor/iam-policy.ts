@@ -20,10 +20,11 @@
 import type { ResolvedS3Destination } from "../config/destination.js";
 import { StowageError } from "../shared/errors.js";
 import { mergeStatements, policySizeWarnings } from "./iam-limits.js";
+import { compactorStatements } from "./iam-compactor.js";
 import { retentionStatements } from "./iam-retention.js";
 import type { DoctorTarget } from "./types.js";
 
-export type PolicyRole = "writer" | "reader";
+export type PolicyRole = "writer" | "reader" | "compactor";
 
 export interface PolicyStatement {
   Sid: string;
@@ -239,6 +240,7 @@ function statementsFor(
 export function buildIamPolicy(
   targets: readonly DoctorTarget[],
   role: PolicyRole,
+  options: { compactDest?: string | undefined } = {},
 ): ExplainedPolicy {
   const s3 = targets.filter(
     (t): t is DoctorTarget & { destination: ResolvedS3Destination } => t.destination.type === "s3",
@@ -255,12 +257,26 @@ export function buildIamPolicy(
   const pairs = mergeStatements(
     s3.flatMap((t, i) => {
       const n = s3.length > 1 ? String(i + 1) : "";
+      // The compactor (docs/compaction.md) works on log trees only; exports are not compacted.
+      if (role === "compactor")
+        return (t.kind ?? "logs") === "logs"
+          ? compactorStatements(
+              t.destination,
+              n,
+              options.compactDest,
+              enforcesConditionalWrites(t.destination),
+            )
+          : [];
       return [
         ...statementsFor(t, role, n),
         ...retentionStatements(t.destination, t.kind ?? "logs", role, n),
       ];
     }),
   );
+  if (pairs.length === 0)
+    throw new StowageError("config", "no log destination to compact is configured", {
+      hint: "pass the logger config: stowage policy --config stowage.config.ts --role compactor",
+    });
   const policy: IamPolicy = { Version: "2012-10-17", Statement: pairs.map((p) => p.st) };
   const unconditional = [
     ...new Set(
@@ -270,7 +286,7 @@ export function buildIamPolicy(
     ),
   ];
   const notes =
-    role === "writer" && unconditional.length
+    role !== "reader" && unconditional.length
       ? [
           `PutObject on log keys is not conditioned on s3:if-none-match for ${unconditional.join(", ")}: AWS S3 enforces that condition, MinIO refuses a policy naming it ("invalid condition key"). Without it these credentials can replace a log object with a new version; \`stowage verify\` lists versions and reports it (docs/retention.md).`,
         ]
