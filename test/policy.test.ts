@@ -1,12 +1,11 @@
 // `stowage policy` (SPEC §1) checked for real: MinIO's STS AssumeRole grants temporary credentials
 // limited by exactly the printed policy, and `stowage doctor` runs with them.
-import { createHash, createHmac } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, describe, expect, it } from "vitest";
 import { minio, uniquePrefix, minioStore } from "./support/minio.js";
+import { assumeRole } from "./support/sts.js";
 import { runStowage, type CliRun } from "./support/cli.js";
 import { createTable, exportEnv, exportYaml, listAll } from "./support/export-project.js";
 
@@ -15,64 +14,6 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 function stowage(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
   return runStowage(args, { env, cwd });
-}
-
-type Bytes = string | ArrayBuffer | ArrayBufferView;
-const bytes = (d: Bytes) =>
-  typeof d === "string"
-    ? d
-    : ArrayBuffer.isView(d)
-      ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength)
-      : new Uint8Array(d);
-
-/** SHA-256 / HMAC-SHA-256 for the SigV4 signer, from node:crypto. */
-class Sha256 {
-  private readonly h;
-  constructor(secret?: Bytes) {
-    this.h = secret ? createHmac("sha256", bytes(secret)) : createHash("sha256");
-  }
-  update(data: Bytes): void {
-    this.h.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.h.digest());
-  }
-}
-
-/** STS AssumeRole on MinIO with an inline session policy: credentials that can do only what `policy` allows. */
-async function assumeRole(policy: unknown): Promise<{ AK: string; SK: string; ST: string }> {
-  const m = minio();
-  const url = new URL(m.endpoint);
-  const body = new URLSearchParams({
-    Action: "AssumeRole",
-    Version: "2011-06-15",
-    DurationSeconds: "900",
-    Policy: JSON.stringify(policy),
-  }).toString();
-  const signer = new SignatureV4({
-    service: "sts",
-    region: m.region,
-    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-    sha256: Sha256,
-  });
-  const signed = await signer.sign({
-    method: "POST",
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: Number(url.port),
-    path: "/",
-    query: {},
-    headers: { host: url.host, "content-type": "application/x-www-form-urlencoded" },
-    body,
-  });
-  const res = await fetch(`${m.endpoint}/`, { method: "POST", headers: signed.headers, body });
-  const xml = await res.text();
-  const tag = (name: string) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(xml)?.[1];
-  const AK = tag("AccessKeyId");
-  const SK = tag("SecretAccessKey");
-  const ST = tag("SessionToken");
-  if (!res.ok || !AK || !SK || !ST) throw new Error(`AssumeRole failed: HTTP ${res.status}`);
-  return { AK, SK, ST };
 }
 
 function project(prefix: string): { dir: string; file: string } {
