@@ -7,7 +7,7 @@
  */
 import { createServer, connect, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cursorParam } from "../src/export/cursor.js";
+import { cursorParam } from "../src/export/modes/cursor.js";
 import { openPostgres } from "../src/export/sources/postgres.js";
 import { chunkSql, keysetSql } from "../src/export/sql.js";
 import { csvRenderer } from "../src/encoders/csv.js";

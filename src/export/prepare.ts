@@ -11,7 +11,7 @@ import type { Previous } from "./commit.js";
 import type { ResolvedExport, ResolvedTuning } from "./config.js";
 import { createFormat, type Format, type FormatOptions } from "../encoders/format.js";
 import { cleanupFailedRuns, listMarkers, RunMarker, type CleanupResult } from "./in-progress.js";
-import { readKeysetState, type KeysetState } from "./keyset.js";
+import { readKeysetState, type KeysetState } from "./modes/keyset.js";
 import { parseManifest, parseSuccess, sha256Hex } from "./manifest.js";
 import {
   isDataKey,

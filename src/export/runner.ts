@@ -2,7 +2,7 @@
  * Runs one export in three phases (SPEC §7.2):
  *   prepare (prepare.ts) — run id or keyset resume, source reachable, dangling uploads
  *     aborted, failed runs cleaned up, in-progress marker written, `_SUCCESS` removed;
- *   stream (single.ts / chunked.ts / keyset.ts) — rows → encoder → multipart parts;
+ *   stream (modes/: single.ts, chunked.ts, keyset.ts) — rows → encoder → multipart parts;
  *   commit (commit.ts) — run manifest, folder `manifest.json`, `_SUCCESS`, cursor.
  * Every storage call goes through a `retryingStore` with the export's `max_attempts`.
  * A failure before `_SUCCESS` aborts open uploads, deletes this run's objects, puts
@@ -15,18 +15,18 @@ import { lockOption } from "../store/object-lock.js";
 import { throwIfAborted } from "../shared/abort.js";
 import { StowageError, isStowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
-import { runChunked } from "./chunked.js";
+import { runChunked } from "./modes/chunked.js";
 import { commitRun, CommitUncertain, CursorNotAdvanced } from "./commit.js";
 import type { ResolvedExport, ResolvedTuning } from "./config.js";
-import { runKeyset } from "./keyset.js";
+import { runKeyset } from "./modes/keyset.js";
 import { manifestSchema, type Manifest } from "./manifest.js";
 import { EncoderThread, workerFormat, type EncoderThreadOptions } from "./encoding/thread.js";
 import type { Format } from "../encoders/format.js";
 import { formatOptions, prepareRun, type Prepared } from "./prepare.js";
 import { exportRetryPolicy, retryingStore } from "./retrying-store.js";
 import { RotatingOutput, type PartRecord } from "./rotating-output.js";
-import type { StreamContext, StreamResult } from "./run-context.js";
-import { runSingle } from "./single.js";
+import type { StreamContext, StreamResult } from "./modes/run-context.js";
+import { runSingle } from "./modes/single.js";
 import type { Source } from "./sources/source.js";
 
 export { abortDangling } from "./prepare.js";

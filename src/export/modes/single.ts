@@ -3,14 +3,14 @@
  * Incremental runs read the cursor object, select `cursor_column > ?` (sql.ts)
  * and track the greatest cursor value seen (the commit phase stores it).
  */
-import { StowageError } from "../shared/errors.js";
+import { StowageError } from "../../shared/errors.js";
 import { checkCursorKind, cursorParam, cursorText, MaxTracker } from "./cursor.js";
-import { parseCursor, type CursorState } from "./manifest.js";
-import { cursorKey } from "./naming.js";
-import { readObject } from "./retrying-store.js";
+import { parseCursor, type CursorState } from "../manifest.js";
+import { cursorKey } from "../naming.js";
+import { readObject } from "../retrying-store.js";
 import { queryOptions, type StreamContext, type StreamResult } from "./run-context.js";
-import { batchColumn, type ColumnKind } from "./sources/source.js";
-import { incrementalSql } from "./sql.js";
+import { batchColumn, type ColumnKind } from "../sources/source.js";
+import { incrementalSql } from "../sql.js";
 
 /** Full and incremental runs: one query, one series of objects. */
 export async function runSingle(ctx: StreamContext): Promise<StreamResult> {

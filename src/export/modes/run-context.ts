@@ -3,14 +3,14 @@
  * keyset) and what a mode hands back. Modes depend on this module only, never on
  * the runner, so the runner → mode direction has no cycle.
  */
-import type { ObjectStore } from "../store/object-store.js";
-import type { RetryPolicyOptions } from "../store/retry-policy.js";
-import type { ResolvedExport, ResolvedTuning } from "./config.js";
-import type { Format } from "../encoders/format.js";
-import type { Manifest } from "./manifest.js";
-import type { RunKeys } from "./naming.js";
-import type { PartRecord, RotatingOutput } from "./rotating-output.js";
-import type { ColumnSpec, QueryOptions, Source } from "./sources/source.js";
+import type { ObjectStore } from "../../store/object-store.js";
+import type { RetryPolicyOptions } from "../../store/retry-policy.js";
+import type { ResolvedExport, ResolvedTuning } from "../config.js";
+import type { Format } from "../../encoders/format.js";
+import type { Manifest } from "../manifest.js";
+import type { RunKeys } from "../naming.js";
+import type { PartRecord, RotatingOutput } from "../rotating-output.js";
+import type { ColumnSpec, QueryOptions, Source } from "../sources/source.js";
 
 /** One run's stream phase: where rows go and what it may use. */
 export interface StreamContext {

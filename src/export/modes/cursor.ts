@@ -3,9 +3,9 @@
  * stored in the bucket, the bound parameter for `cursor_column > ?`, and
  * tracking the greatest value seen while rows stream by.
  */
-import { StowageError } from "../shared/errors.js";
-import { compareValues, formatDate, formatTimestamp } from "../encoders/values.js";
-import type { ColumnKind, QueryParam, SourceType } from "./sources/source.js";
+import { StowageError } from "../../shared/errors.js";
+import { compareValues, formatDate, formatTimestamp } from "../../encoders/values.js";
+import type { ColumnKind, QueryParam, SourceType } from "../sources/source.js";
 
 /** Column kinds that can order rows (incremental cursors, keyset keys). */
 export const CURSOR_KINDS: readonly ColumnKind[] = [

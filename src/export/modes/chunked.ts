@@ -4,11 +4,11 @@
  * its own connection) export chunks as they claim them. Every row falls in exactly
  * one range (`>= lo AND < hi`, or `IS NULL`); empty chunks write no object.
  */
-import { StowageError } from "../shared/errors.js";
-import type { PartRecord } from "./rotating-output.js";
+import { StowageError } from "../../shared/errors.js";
+import type { PartRecord } from "../rotating-output.js";
 import { queryOptions, type StreamContext, type StreamResult } from "./run-context.js";
-import { batchRows, type ColumnSpec, type Source } from "./sources/source.js";
-import { chunkBoundsSql, chunkSql } from "./sql.js";
+import { batchRows, type ColumnSpec, type Source } from "../sources/source.js";
+import { chunkBoundsSql, chunkSql } from "../sql.js";
 
 interface Chunk {
   n: number;

@@ -17,19 +17,19 @@
  *   damaged state stops the run instead of exporting rows twice (issue 31 §4);
  * - every page has the columns of the first (a manifest describes one schema).
  */
-import { StowageError } from "../shared/errors.js";
-import type { ObjectStore } from "../store/object-store.js";
-import type { RetryPolicyOptions } from "../store/retry-policy.js";
-import type { ResolvedExport } from "./config.js";
+import { StowageError } from "../../shared/errors.js";
+import type { ObjectStore } from "../../store/object-store.js";
+import type { RetryPolicyOptions } from "../../store/retry-policy.js";
+import type { ResolvedExport } from "../config.js";
 import { checkCursorKind, cursorParam, cursorText } from "./cursor.js";
 import { KEYSET_RESTART_HINT, parseKeysetState, type KeysetState } from "./keyset-state.js";
-import { manifestSchema, parseManifest, type Manifest } from "./manifest.js";
-import { join, keysetStateKey } from "./naming.js";
-import { readObject } from "./retrying-store.js";
-import type { PartRecord } from "./rotating-output.js";
+import { manifestSchema, parseManifest, type Manifest } from "../manifest.js";
+import { join, keysetStateKey } from "../naming.js";
+import { readObject } from "../retrying-store.js";
+import type { PartRecord } from "../rotating-output.js";
 import { queryOptions, type StreamContext, type StreamResult } from "./run-context.js";
-import { batchColumn, type ColumnKind, type ColumnSpec } from "./sources/source.js";
-import { keysetCountSql, keysetNullSql, keysetSql } from "./sql.js";
+import { batchColumn, type ColumnKind, type ColumnSpec } from "../sources/source.js";
+import { keysetCountSql, keysetNullSql, keysetSql } from "../sql.js";
 
 export type { KeysetState } from "./keyset-state.js";
 

@@ -18,13 +18,13 @@
  * `last`.
  */
 import { z } from "zod";
-import { StowageError } from "../shared/errors.js";
-import type { ResolvedExport } from "./config.js";
+import { StowageError } from "../../shared/errors.js";
+import type { ResolvedExport } from "../config.js";
 import { CURSOR_KINDS } from "./cursor.js";
-import type { Manifest } from "./manifest.js";
-import { join, resolvePrefix, stamp } from "./naming.js";
-import type { PartRecord } from "./rotating-output.js";
-import type { ColumnKind } from "./sources/source.js";
+import type { Manifest } from "../manifest.js";
+import { join, resolvePrefix, stamp } from "../naming.js";
+import type { PartRecord } from "../rotating-output.js";
+import type { ColumnKind } from "../sources/source.js";
 
 /** `_keyset-<export>.json`: the pages a keyset run has completed. */
 export interface KeysetState {
