@@ -1,5 +1,5 @@
 /**
- * Runs one export in three phases (SPEC §7.2):
+ * Runs one export in three phases (SPEC §7.2), the steps of an `ExportRun`:
  *   prepare (prepare.ts) — run id or keyset resume, source reachable, dangling uploads
  *     aborted, failed runs cleaned up, in-progress marker written, `_SUCCESS` removed;
  *   stream (modes/: single.ts, chunked.ts, keyset.ts) — rows → encoder → multipart parts;
@@ -10,26 +10,24 @@
  * leaves the marker only if something could not be deleted. A keyset run keeps its
  * completed pages instead: the next start resumes it.
  */
-import type { ResolvedDestination } from "../config/destination.js";
-import { lockOption } from "../store/object-lock.js";
 import { throwIfAborted } from "../shared/abort.js";
 import { StowageError, isStowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
+import type { RetryPolicyOptions } from "../store/retry-policy.js";
 import { runChunked } from "./modes/chunked.js";
 import { commitRun, CommitUncertain, CursorNotAdvanced } from "./commit.js";
 import type { ResolvedExport, ResolvedTuning } from "./config.js";
 import { runKeyset } from "./modes/keyset.js";
-import { manifestSchema, type Manifest } from "./manifest.js";
-import { EncoderThread, workerFormat, type EncoderThreadOptions } from "./encoding/thread.js";
-import type { Format } from "../encoders/format.js";
-import { formatOptions, prepareRun, type Prepared } from "./prepare.js";
+import type { Manifest } from "./manifest.js";
+import type { EncoderThreadOptions } from "./encoding/thread.js";
+import { prepareRun, type Prepared } from "./prepare.js";
 import { exportRetryPolicy, retryingStore } from "./retrying-store.js";
-import { RotatingOutput, type PartRecord } from "./rotating-output.js";
+import type { PartRecord } from "./rotating-output.js";
+import { checkParts, runManifest } from "./run-manifest.js";
+import { RunOutputs } from "./run-outputs.js";
 import type { StreamContext, StreamResult } from "./modes/run-context.js";
 import { runSingle } from "./modes/single.js";
 import type { Source } from "./sources/source.js";
-
-export { abortDangling } from "./prepare.js";
 
 export interface ExportProgress {
   export: string;
@@ -83,215 +81,199 @@ export async function runExport(
   exp: ResolvedExport,
   options: RunExportOptions,
 ): Promise<RunExportResult> {
-  const now = options.now ?? (() => new Date());
-  const { tuning, signal } = options;
-  const policy = exportRetryPolicy(tuning.maxAttempts);
-  const store = retryingStore(options.store, policy, { signal });
-  const p = await prepareRun(exp, {
-    store,
-    policy,
-    openSource: options.openSource,
-    tuning,
-    now,
-    signal,
-  }).catch((err: unknown) => {
-    throw inExport(exp.name, err);
-  });
-  const progress: ExportProgress = {
-    export: exp.name,
-    runId: p.runId,
-    rows: 0,
-    bytes: 0,
-    parts: 0,
-    elapsedMs: 0,
-  };
-  const report = () => {
-    progress.elapsedMs = now().getTime() - p.startedAt.getTime();
-    options.onProgress?.({ ...progress });
-  };
-  const outputs: RotatingOutput[] = [];
-  // Encoding beside the reading (tuning.encoder_thread): one worker thread per run,
-  // started with the first output.
-  let thread: EncoderThread | undefined;
-  const encoding = (): Format => {
-    if (tuning.encoderThread !== true) return p.format;
-    thread ??= EncoderThread.start(options.encoderThread);
-    return workerFormat(formatOptions(exp, tuning), p.format, thread, {
-      strict: exp.maxFileBytes !== undefined, // size checks need the encoder's exact figure
-    });
-  };
-  const ctx: StreamContext = {
-    exp,
-    store,
-    policy,
-    tuning,
-    signal,
-    format: p.format,
-    keys: p.keys,
-    runId: p.runId,
-    startedAt: p.startedAt,
-    prefix: p.prefix,
-    source: p.source,
-    openSource: options.openSource,
-    output(columns, keyFor, chunk) {
-      const out = new RotatingOutput({
-        store,
-        format: encoding(),
-        columns,
-        keyFor,
-        ...(exp.maxFileBytes !== undefined ? { maxFileBytes: exp.maxFileBytes } : {}),
-        ...(chunk !== undefined ? { chunk } : {}),
-        writer: {
-          partSize: tuning.partSize,
-          queueSize: tuning.queueSize,
-          signal,
-          ...runObjectLock(exp.destination, p.startedAt),
-        },
-        onBytes: (d) => void (progress.bytes += d),
-        onPart: () => void progress.parts++,
-        onOpen: (key) => p.marker.add(key),
-      });
-      outputs.push(out);
-      return out;
-    },
-    rowsDone(n) {
-      progress.rows += n;
-      report();
-    },
-  };
-
-  let streamed: StreamResult;
-  // What the source returned: this run's rows, plus the pages a resumed keyset run kept.
-  let sourceRows = 0;
-  try {
-    streamed = await streamPhase(ctx, p);
-    throwIfAborted(signal); // an interrupted stream must never be committed as complete
-    sourceRows = progress.rows + (p.resume?.parts.reduce((a, x) => a + x.rows, 0) ?? 0);
-    checkParts(streamed.parts, sourceRows);
-  } catch (err) {
-    await Promise.allSettled(outputs.map((o) => o.abort()));
-    if (exp.mode !== "keyset")
-      await undo(
-        store,
-        p,
-        outputs.flatMap((o) => o.parts.map((x) => x.path)),
-      );
-    else await restoreSuccess(store, p);
-    throw inExport(exp.name, err);
-  } finally {
-    await thread?.terminate().catch(() => undefined);
-    await p.source.close().catch(() => undefined);
-  }
-
-  const finishedAt = now();
-  const parts = streamed.parts;
-  const run: Manifest = {
-    version: 1,
-    run_id: p.runId,
-    export: exp.name,
-    mode: exp.mode,
-    format: exp.format,
-    compression: p.format.compression,
-    source: { type: options.sourceType, rows: sourceRows },
-    schema: manifestSchema(streamed.columns),
-    parts,
-    totals: {
-      rows: parts.reduce((a, x) => a + x.rows, 0),
-      bytes: parts.reduce((a, x) => a + x.bytes, 0),
-      parts: parts.length,
-    },
-    started_at: p.startedAt.toISOString(),
-    finished_at: finishedAt.toISOString(),
-    duration_ms: finishedAt.getTime() - p.startedAt.getTime(),
-    ...(streamed.cursor ? { cursor: streamed.cursor } : {}),
-    ...(streamed.chunks ? { chunks: streamed.chunks } : {}),
-    ...(streamed.keyset ? { keyset: streamed.keyset } : {}),
-  };
-  let sha256: string;
-  try {
-    sha256 = await commitRun({
-      store,
-      exp,
-      keys: p.keys,
-      run,
-      previous: p.previous,
-      marker: p.marker,
-      policy,
-      resumed: p.resume !== undefined,
-      signal,
-    });
-  } catch (err) {
-    if (err instanceof CommitUncertain)
-      throw inExport(
-        exp.name,
-        err.cause,
-        "the run may not be committed (no _SUCCESS confirmed); re-run the export",
-      );
-    if (err instanceof CursorNotAdvanced) throw inExport(exp.name, err);
-    // Before the _SUCCESS attempt nothing vouches for this run: remove what it wrote.
-    await undo(store, p, [...parts.map((x) => x.path), p.keys.runManifest]);
-    throw inExport(exp.name, err, "the run was not committed (no _SUCCESS); re-run the export");
-  }
-  report();
-  return {
-    export: exp.name,
-    runId: p.runId,
-    mode: exp.mode,
-    rows: run.totals.rows,
-    bytes: run.totals.bytes,
-    parts,
-    manifestKey: p.keys.manifest,
-    successKey: p.keys.success,
-    manifestSha256: sha256,
-    durationMs: run.duration_ms,
-    abortedUploads: p.abortedUploads,
-    cleanedRuns: p.cleaned.runs,
-    ...(streamed.cursor ? { cursor: streamed.cursor } : {}),
-    ...(streamed.keyset ? { keyset: streamed.keyset } : {}),
-    peakEncoderBytes: Math.max(0, ...outputs.map((o) => o.peakEncoderBytes)),
-    peakWriterBytes: Math.max(0, ...outputs.map((o) => o.peakWriterBytes)),
-  };
+  const run = await ExportRun.prepare(exp, options);
+  return run.commit(await run.stream());
 }
 
 /**
- * Never commit a duplicate (issue 31 §4): every object once, and the parts hold exactly
- * the rows the source returned.
+ * One run of one export after its prepare phase: `stream()`, then `commit()`, once each.
+ * It owns what the run opened (the source connection, the encoding thread, the outputs)
+ * and its progress.
  */
-function checkParts(parts: readonly PartRecord[], sourceRows: number): void {
-  const seen = new Set<string>();
-  for (const x of parts) {
-    if (seen.has(x.path))
-      throw new StowageError("integrity", `the run would list ${x.path} twice in its manifest`);
-    seen.add(x.path);
+class ExportRun {
+  private readonly progress: ExportProgress;
+  private readonly outputs: RunOutputs;
+
+  private constructor(
+    private readonly exp: ResolvedExport,
+    private readonly options: RunExportOptions,
+    /** The destination, every call retried under `policy`. */
+    private readonly store: ObjectStore,
+    private readonly policy: RetryPolicyOptions,
+    private readonly now: () => Date,
+    /** What the prepare phase found and opened. */
+    private readonly prepared: Prepared,
+  ) {
+    const runId = prepared.runId;
+    this.progress = { export: exp.name, runId, rows: 0, bytes: 0, parts: 0, elapsedMs: 0 };
+    this.outputs = new RunOutputs({
+      exp,
+      tuning: options.tuning,
+      signal: options.signal,
+      store,
+      prepared,
+      encoderThread: options.encoderThread,
+      onBytes: (d) => void (this.progress.bytes += d),
+      onPart: () => void this.progress.parts++,
+    });
   }
-  const rows = parts.reduce((a, x) => a + x.rows, 0);
-  if (rows !== sourceRows)
-    throw new StowageError(
-      "integrity",
-      `the run's objects hold ${rows} rows but the source returned ${sourceRows}; nothing was committed`,
-    );
+
+  /** The prepare phase (prepare.ts): nothing in the bucket changes unless the source answers. */
+  static async prepare(exp: ResolvedExport, options: RunExportOptions): Promise<ExportRun> {
+    const now = options.now ?? (() => new Date());
+    const { tuning, signal } = options;
+    const policy = exportRetryPolicy(tuning.maxAttempts);
+    const store = retryingStore(options.store, policy, { signal });
+    const p = await prepareRun(exp, {
+      store,
+      policy,
+      openSource: options.openSource,
+      tuning,
+      now,
+      signal,
+    }).catch((err: unknown) => {
+      throw inExport(exp.name, err);
+    });
+    return new ExportRun(exp, options, store, policy, now, p);
+  }
+
+  /** The stream phase: the mode writes the run's objects; if it fails they are undone. */
+  async stream(): Promise<StreamResult> {
+    try {
+      const streamed = await runMode(this.context(), this.prepared.resume);
+      throwIfAborted(this.options.signal); // an interrupted stream must never be committed as complete
+      checkParts(streamed.parts, this.sourceRows());
+      return streamed;
+    } catch (err) {
+      await this.outputs.abort();
+      if (this.exp.mode !== "keyset") await this.undo(this.outputs.completedKeys());
+      else await this.restoreSuccess();
+      throw inExport(this.exp.name, err);
+    } finally {
+      await this.outputs.close();
+      await this.prepared.source.close().catch(() => undefined);
+    }
+  }
+
+  /** The commit phase (commit.ts): manifests, `_SUCCESS`, cursor; resolves with what the run did. */
+  async commit(streamed: StreamResult): Promise<RunExportResult> {
+    const p = this.prepared;
+    const run = runManifest({
+      exp: this.exp,
+      prepared: p,
+      streamed,
+      sourceType: this.options.sourceType,
+      sourceRows: this.sourceRows(),
+      finishedAt: this.now(),
+    });
+    const sha256 = await this.commitFiles(run);
+    this.report();
+    return {
+      export: this.exp.name,
+      runId: p.runId,
+      mode: this.exp.mode,
+      rows: run.totals.rows,
+      bytes: run.totals.bytes,
+      parts: run.parts,
+      manifestKey: p.keys.manifest,
+      successKey: p.keys.success,
+      manifestSha256: sha256,
+      durationMs: run.duration_ms,
+      abortedUploads: p.abortedUploads,
+      cleanedRuns: p.cleaned.runs,
+      ...(streamed.cursor ? { cursor: streamed.cursor } : {}),
+      ...(streamed.keyset ? { keyset: streamed.keyset } : {}),
+      ...this.outputs.peaks(),
+    };
+  }
+
+  /** What the mode is handed: where rows go and what it may use. */
+  private context(): StreamContext {
+    const { exp, prepared: p } = this;
+    const { tuning, signal } = this.options;
+    return {
+      exp,
+      store: this.store,
+      policy: this.policy,
+      tuning,
+      signal,
+      format: p.format,
+      keys: p.keys,
+      runId: p.runId,
+      startedAt: p.startedAt,
+      prefix: p.prefix,
+      source: p.source,
+      openSource: this.options.openSource,
+      output: (columns, keyFor, chunk) => this.outputs.open(columns, keyFor, chunk),
+      rowsDone: (n) => {
+        this.progress.rows += n;
+        this.report();
+      },
+    };
+  }
+
+  private report(): void {
+    this.progress.elapsedMs = this.now().getTime() - this.prepared.startedAt.getTime();
+    this.options.onProgress?.({ ...this.progress });
+  }
+
+  /** What the source returned: this run's rows, plus the pages a resumed keyset run kept. */
+  private sourceRows(): number {
+    return this.progress.rows + (this.prepared.resume?.parts.reduce((a, x) => a + x.rows, 0) ?? 0);
+  }
+
+  /** Writes the commit files; resolves with the SHA-256 `_SUCCESS` holds. */
+  private async commitFiles(run: Manifest): Promise<string> {
+    const { exp, prepared: p } = this;
+    try {
+      return await commitRun({
+        store: this.store,
+        exp,
+        keys: p.keys,
+        run,
+        previous: p.previous,
+        marker: p.marker,
+        policy: this.policy,
+        resumed: p.resume !== undefined,
+        signal: this.options.signal,
+      });
+    } catch (err) {
+      if (err instanceof CommitUncertain)
+        throw inExport(
+          exp.name,
+          err.cause,
+          "the run may not be committed (no _SUCCESS confirmed); re-run the export",
+        );
+      if (err instanceof CursorNotAdvanced) throw inExport(exp.name, err);
+      // Before the _SUCCESS attempt nothing vouches for this run: remove what it wrote.
+      await this.undo([...run.parts.map((x) => x.path), p.keys.runManifest]);
+      throw inExport(exp.name, err, "the run was not committed (no _SUCCESS); re-run the export");
+    }
+  }
+
+  /** Deletes this run's objects, puts the previous `_SUCCESS` back, drops the marker if all went. */
+  private async undo(keys: string[]): Promise<void> {
+    const deleted = await Promise.allSettled(keys.map((k) => this.store.delete(k)));
+    await this.restoreSuccess();
+    if (deleted.every((r) => r.status === "fulfilled"))
+      await this.prepared.marker.remove().catch(() => undefined);
+  }
+
+  /** The folder's previous commit is untouched by a failed run: its `_SUCCESS` goes back. */
+  private async restoreSuccess(): Promise<void> {
+    const { success } = this.prepared.previous;
+    if (success)
+      await this.store
+        .put(this.prepared.keys.success, success, { contentType: "text/plain" })
+        .catch(() => undefined);
+  }
 }
 
-function streamPhase(ctx: StreamContext, p: Prepared): Promise<StreamResult> {
+/** The stream phase's mode (modes/): full and incremental, chunked, or keyset. */
+function runMode(ctx: StreamContext, resume: Prepared["resume"]): Promise<StreamResult> {
   if (ctx.exp.mode === "chunked") return runChunked(ctx);
-  if (ctx.exp.mode === "keyset") return runKeyset(ctx, p.resume);
+  if (ctx.exp.mode === "keyset") return runKeyset(ctx, resume);
   return runSingle(ctx);
-}
-
-/** Deletes this run's objects, puts the previous `_SUCCESS` back, drops the marker if all went. */
-async function undo(store: ObjectStore, p: Prepared, keys: string[]): Promise<void> {
-  const deleted = await Promise.allSettled(keys.map((k) => store.delete(k)));
-  await restoreSuccess(store, p);
-  if (deleted.every((r) => r.status === "fulfilled"))
-    await p.marker.remove().catch(() => undefined);
-}
-
-/** The folder's previous commit is untouched by a failed run: its `_SUCCESS` goes back. */
-async function restoreSuccess(store: ObjectStore, p: Prepared): Promise<void> {
-  if (p.previous.success)
-    await store
-      .put(p.keys.success, p.previous.success, { contentType: "text/plain" })
-      .catch(() => undefined);
 }
 
 function inExport(name: string, err: unknown, hint?: string): StowageError {
@@ -307,15 +289,4 @@ function inExport(name: string, err: unknown, hint?: string): StowageError {
     `export "${name}": ${(err as Error)?.message ?? String(err)}`,
     { cause: err, hint },
   );
-}
-
-/**
- * Object Lock for a run's data files (docs/retention.md): the run's start plus the
- * configured days, rounded up to a second — one date for every file and retry of the run.
- */
-function runObjectLock(
-  dest: ResolvedDestination,
-  startedAt: Date,
-): { objectLock?: { mode: "GOVERNANCE" | "COMPLIANCE"; retainUntil: Date } } {
-  return lockOption(startedAt.getTime(), dest.type === "s3" ? dest.objectLock : undefined);
 }
