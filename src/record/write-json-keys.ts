@@ -1,10 +1,11 @@
 /**
  * How the writer (write-json.ts) writes an object's keys: `"key":` per key, cached, and
- * the last object shape, so consecutive records of one shape cost one comparison a key.
- * Keys a plain object would change or move are left to the writer's reordering path.
+ * the last object shape, so consecutive records of one shape cost one comparison a key;
+ * and the members of errors, Maps and objects with keys a plain object would change or
+ * move, in the order the plain copy has them.
  */
 import type { RedactionPlan } from "./walk-context.js";
-import { MAX_KEY_LENGTH } from "./walk-context.js";
+import { MAX_KEY_LENGTH, setOwn } from "./walk-context.js";
 
 /** The first `n` keys of an object as written: each `"key":` and whether the plan redacts its value. */
 export interface Shape {
@@ -62,4 +63,45 @@ function keyJson(k: string): string | undefined {
   if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
   keyCache.set(k, json);
   return json;
+}
+
+/**
+ * `{…}` of members' `keys` and JSON `texts` as a plain copy has them: in this order when
+ * the keys are `distinct` and each is kept as is (keyJson), else in the order of the plain
+ * object setOwn fills (integer-like keys first, a key seen again keeps its place and takes
+ * the last value). `more`: how many keys were left out (a last "…" member says so).
+ * @example membersText(["b", "1"], ["1", "2"], true) // '{"1":2,"b":1}'
+ */
+export function membersText(
+  keys: string[],
+  texts: string[],
+  distinct: boolean,
+  more?: number,
+): string {
+  const marker = more === undefined ? undefined : `"[+${more} more keys]"`;
+  return (distinct ? inOrder(keys, texts, marker) : undefined) ?? copyOrder(keys, texts, marker);
+}
+
+function inOrder(keys: string[], texts: string[], marker?: string): string | undefined {
+  let json = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const name = keyJson(keys[i]!);
+    if (name === undefined) return undefined;
+    json += i === 0 ? name : `,${name}`;
+    json += texts[i]!;
+  }
+  if (marker !== undefined) json += `${keys.length === 0 ? "" : ","}"…":${marker}`;
+  return `${json}}`;
+}
+
+function copyOrder(keys: string[], texts: string[], marker?: string): string {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < keys.length; i++) setOwn(out, keys[i]!, texts[i]!);
+  if (marker !== undefined) setOwn(out, "…", marker);
+  let json = "{";
+  for (const k of Object.keys(out)) {
+    if (json.length > 1) json += ",";
+    json += `${JSON.stringify(k)}:${out[k]}`;
+  }
+  return `${json}}`;
 }

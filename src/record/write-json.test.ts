@@ -265,6 +265,17 @@ describe("the one-pass writer equals JSON.stringify of the sanitised copy", () =
         [`${long}b`, 2],
       ]),
       new Map<unknown, unknown>([
+        ["x", 0],
+        [true, "bool"],
+        [null, "null"],
+        ["true", "text"],
+        ["null", "text"],
+      ]),
+      new Map<unknown, unknown>([
+        ["1", "text"],
+        [1, "number"],
+      ]),
+      new Map<unknown, unknown>([
         [{ k: 1 }, "v"],
         ["authorization", "Bearer abcdefghijkl"],
       ]),

@@ -14,15 +14,14 @@
  * are written in the order a plain copy has them (membersJson).
  */
 import { PATH_MATCH, stepPaths, type PathStates } from "./redact-paths.js";
-import { builtinOf, MORE_KEYS, propMembers, type Builtin, type Member } from "./members.js";
+import { builtinOf, propMembers, type Builtin, type Members } from "./members.js";
 import { isPlainAscii } from "./plain-string.js";
-import { shapeOf as importedShapeOf } from "./write-json-keys.js";
+import { membersText, shapeOf as importedShapeOf } from "./write-json-keys.js";
 import {
   CIRCULAR,
   MAX_DEPTH,
   PLAIN_CHECK_MAX,
   REDACTED,
-  setOwn,
   UNSERIALIZABLE,
   walkString,
   type WalkContext,
@@ -236,31 +235,28 @@ function builtinJson(
   return arrayJson(b.items, depth, ctx, states);
 }
 
-/**
- * `{…}` of `members` (errors, Maps, objects whose keys a plain copy reorders): each
- * member's JSON is collected in a plain object first, where setOwn cuts, repairs and
- * places its key as the plain copy does (integer-like keys first, two keys cut to one
- * kept once); the text follows that object's key order.
- */
+/** `{…}` of `members` (errors, Maps, objects whose keys a plain copy reorders). */
 function membersJson(
-  members: Iterable<Member>,
+  members: Members,
   depth: number,
   ctx: WalkContext,
   states: PathStates | null,
 ): string {
-  const out: Record<string, string> = {};
-  for (const [k, v] of members) {
-    if (k === MORE_KEYS) setOwn(out, "…", `"[+${v as number} more keys]"`);
-    else if (v !== undefined && typeof v !== "function" && typeof v !== "symbol") {
+  const keys: string[] = [];
+  const texts: string[] = [];
+  let more = 0;
+  members.each({
+    member(k, v) {
+      if (v === undefined || typeof v === "function" || typeof v === "symbol") return;
       const sensitive = ctx.plan !== null && ctx.plan.isSensitiveKey(k);
       const r = memberJson(k, v, sensitive, depth + 1, ctx, states);
-      if (r !== undefined) setOwn(out, k, r);
-    }
-  }
-  let json = "{";
-  for (const k of Object.keys(out)) {
-    if (json.length > 1) json += ",";
-    json += `${JSON.stringify(k)}:${out[k]}`;
-  }
-  return `${json}}`;
+      if (r === undefined) return;
+      keys.push(k);
+      texts.push(r);
+    },
+    more(count) {
+      more = count;
+    },
+  });
+  return membersText(keys, texts, members.distinct, more > 0 ? more : undefined);
 }

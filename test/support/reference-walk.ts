@@ -8,13 +8,7 @@
  * functions/symbols/undefined dropped (null in arrays), throwing getters/traps/toJSON →
  * "[Unserializable]", lone surrogates → U+FFFD, `__proto__` kept as an own data key.
  */
-import {
-  builtinOf,
-  MORE_KEYS,
-  propMembers,
-  type Builtin,
-  type Member,
-} from "../../src/record/members.js";
+import { builtinOf, propMembers, type Builtin, type Members } from "../../src/record/members.js";
 import type { LogRecord } from "../../src/record/record.js";
 import {
   initialStates,
@@ -176,20 +170,21 @@ function walkMember(
 
 /** A plain copy of `members` (members.ts), each through walkMember. */
 function walkMembers(
-  members: Iterable<Member>,
+  members: Members,
   depth: number,
   ctx: WalkContext,
   states: PathStates | null,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of members) {
-    if (k === MORE_KEYS) {
-      setOwn(out, "…", `[+${v as number} more keys]`);
-      continue;
-    }
-    const r = walkMember(k, v, depth + 1, ctx, states);
-    if (r !== undefined) setOwn(out, k, r);
-  }
+  members.each({
+    member(k, v) {
+      const r = walkMember(k, v, depth + 1, ctx, states);
+      if (r !== undefined) setOwn(out, k, r);
+    },
+    more(count) {
+      setOwn(out, "…", `[+${count} more keys]`);
+    },
+  });
   return out;
 }
 
