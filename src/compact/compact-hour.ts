@@ -144,9 +144,12 @@ export async function compactHour(
   try {
     for (let round = 0; round < 8; round++) {
       await loadState(ctx, hourMs, hour, state, claims, manifests);
+      // Sources of every claim not abandoned, and of every commit (its manifest lists them even
+      // if its claim is gone, e.g. expired by a lifecycle rule a little before the manifest).
       const taken = new Set<string>();
       for (const [gen, { claim }] of claims)
         if (!manifests.get(gen)?.abandoned) for (const s of claim.sources) taken.add(s.key);
+      for (const m of manifests.values()) for (const s of m.sources) taken.add(s.key);
       let abandoned = false;
       report.inProgress = [];
       for (const [gen, { claim, at }] of [...claims].sort((a, b) => a[0] - b[0])) {

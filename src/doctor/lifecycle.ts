@@ -9,7 +9,8 @@
  * reader's 7-day window, and no abort rule for incomplete multipart uploads
  * under an export prefix.
  */
-import type { ResolvedDestination } from "../config/destination.js";
+import { resolveDest } from "../compact/layout.js";
+import type { ResolvedDestination, ResolvedS3Destination } from "../config/destination.js";
 import { StowageError } from "../shared/errors.js";
 import type { BucketLifecycleRule } from "../store/bucket-config.js";
 import type { DoctorTarget } from "./types.js";
@@ -57,7 +58,10 @@ function expireDaysOf(d: ResolvedDestination): number | undefined {
 /**
  * @example buildLifecycle(plan.targets).Rules // [{ ID: "stowage-logs-app-v1", Filter: { Prefix: "app/v1/" }, Expiration: { Days: 30 }, … }]
  */
-export function buildLifecycle(targets: readonly DoctorTarget[]): { Rules: LifecycleRuleJson[] } {
+export function buildLifecycle(
+  targets: readonly DoctorTarget[],
+  options: LifecycleOptions = {},
+): { Rules: LifecycleRuleJson[] } {
   const rules: LifecycleRuleJson[] = [];
   for (const t of targets) {
     const d = t.destination;
@@ -95,8 +99,57 @@ export function buildLifecycle(targets: readonly DoctorTarget[]): { Rules: Lifec
         ? { AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }
         : {}),
     });
+    if (t.kind !== "export" && options.parquetDays !== undefined)
+      rules.push(parquetRule(d, days, options.parquetDays, options.compactDest));
   }
   return { Rules: rules };
+}
+
+export interface LifecycleOptions {
+  /** Keep compacted Parquet (and its manifests) this many days (docs/compaction.md). */
+  parquetDays?: number | undefined;
+  /** The compaction destination, when not the default `<prefix>/parquet/`. */
+  compactDest?: string | undefined;
+}
+
+/**
+ * The rule of a log tree's compaction destination: "v1 kept N days, Parquet kept M days".
+ * Parquet must outlive its v1 (else a compactor within its look-back would compact the hours
+ * again) and its Object Lock; its multipart uploads are aborted after a day.
+ */
+function parquetRule(
+  d: ResolvedS3Destination,
+  v1Days: number | undefined,
+  parquetDays: number,
+  compactDest: string | undefined,
+): LifecycleRuleJson {
+  const dest = resolveDest(d.prefix, compactDest);
+  if (!Number.isSafeInteger(parquetDays) || parquetDays < 1)
+    throw new StowageError(
+      "usage",
+      `--parquet-days must be a whole number of days ≥ 1, not ${parquetDays}`,
+    );
+  if (v1Days !== undefined && parquetDays < v1Days)
+    throw new StowageError(
+      "config",
+      `s3://${d.bucket}/${dest}: Parquet kept ${parquetDays} days is shorter than v1 kept ${v1Days} days`,
+      {
+        hint: "keep the compacted tables at least as long as the logs they were made from (a compactor would compact hours again while their v1 objects remain)",
+      },
+    );
+  if (d.objectLock && parquetDays < d.objectLock.retainDays)
+    throw new StowageError(
+      "config",
+      `s3://${d.bucket}/${dest}: Parquet kept ${parquetDays} days is shorter than object_lock.retain_days (${d.objectLock.retainDays})`,
+      { hint: "expire no earlier than the lock ends" },
+    );
+  return {
+    ID: ruleId("parquet", dest),
+    Status: "Enabled",
+    Filter: { Prefix: dest },
+    Expiration: { Days: parquetDays },
+    AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+  };
 }
 
 export interface LifecycleFinding {

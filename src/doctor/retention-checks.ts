@@ -16,6 +16,7 @@ import {
 } from "../store/bucket-config.js";
 import { classifyError } from "../store/classify-error.js";
 import type { ObjectStore } from "../store/object-store.js";
+import { compactionCheck } from "./compaction-check.js";
 import { analyseLifecycle } from "./lifecycle.js";
 import type { CheckResult, DoctorTarget } from "./types.js";
 
@@ -35,6 +36,8 @@ export async function retentionChecks(
     name: `Lifecycle rules${suffix}`,
     ...(await lifecycleOutcome(target, store, signal)),
   });
+  const compaction = await compactionOutcome(target, store, signal, suffix);
+  if (compaction) out.push(compaction);
   if (d.objectLock) {
     out.push(...(await lockChecks(target, store, signal, suffix)));
     out.push(await versioningCheck(target, store, signal, suffix));
@@ -72,6 +75,28 @@ async function versioningCheck(
     detail: `versioning is not enabled (${status}), and the config asks every object to be locked: a lock protects a version, and stowage verify finds an overwrite or a deletion only among versions`,
     hint: `a bucket created with Object Lock has versioning on for good; otherwise enable it (aws s3api put-bucket-versioning --bucket ${bucket} --versioning-configuration Status=Enabled) before turning Object Lock on`,
   };
+}
+
+/** The compaction check (compaction-check.ts) for a log destination being compacted; never fails the run. */
+async function compactionOutcome(
+  target: DoctorTarget,
+  store: ObjectStore,
+  signal: AbortSignal,
+  suffix: string,
+): Promise<CheckResult | undefined> {
+  try {
+    const rules = await getBucketLifecycle(store, signal).catch(() => []);
+    return await compactionCheck(target, store, rules, signal, Date.now(), suffix);
+  } catch (err) {
+    const c = classifyError(err);
+    if (c.category === "auth") return undefined; // a writer may not list there: not its business
+    return {
+      name: `Compaction${suffix}`,
+      ok: true,
+      warning: `could not read the compaction state (${c.code}${c.status ? `, HTTP ${c.status}` : ""})`,
+      hint: "grant the reader or compactor role (stowage policy --role compactor)",
+    };
+  }
 }
 
 async function lifecycleOutcome(

@@ -27,7 +27,14 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         "compactor",
       ]),
     )
-    .option("--dest <prefix>", "compactor: the compaction destination (default <prefix>/parquet/)")
+    .option(
+      "--dest <prefix>",
+      "compactor / --lifecycle: the compaction destination (default <prefix>/parquet/)",
+    )
+    .option(
+      "--parquet-days <n>",
+      "with --lifecycle: also expire the compacted Parquet after n days (at least v1's)",
+    )
     .option(
       "--lifecycle",
       "print the bucket lifecycle configuration for the configured prefixes instead (docs/retention.md)",
@@ -43,7 +50,12 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       const plan = await loadCheckedPlan(opts.config, io, opts.trustEndpoint);
       if (opts.lifecycle) {
         const { buildLifecycle } = await import("../../doctor/lifecycle.js");
-        printLifecycle(buildLifecycle(plan.targets), opts, io);
+        const parquetDays = opts.parquetDays === undefined ? undefined : Number(opts.parquetDays);
+        printLifecycle(
+          buildLifecycle(plan.targets, { parquetDays, compactDest: opts.dest }),
+          opts,
+          io,
+        );
       } else {
         if (!opts.role)
           throw new StowageError(
@@ -67,6 +79,7 @@ interface PolicyFlags {
   config: string[];
   role?: "writer" | "reader" | "compactor";
   dest?: string;
+  parquetDays?: string;
   lifecycle?: boolean;
   json?: boolean;
   trustEndpoint: string[];
