@@ -194,7 +194,7 @@ function parseMarker(bytes: Buffer, key: string): InProgress {
 
 /**
  * The run a keyset state names, if it names one: cleanup leaves that run's objects for
- * the resume (the run itself checks the whole state, keyset-state.ts); a state that is
+ * the resume (the run itself checks the whole state, modes/keyset-state.ts); a state that is
  * not JSON must not stop `--cleanup`.
  */
 function stateRunId(bytes: Buffer): string | undefined {
