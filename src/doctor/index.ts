@@ -8,7 +8,8 @@ export {
   type PolicyStatement,
 } from "./iam-policy.js";
 export { loadDoctorPlan, type LoadedPlan, type PlanOptions } from "./plan.js";
-export { probeTarget, type ProbeOptions } from "./probes.js";
+export type { ProbeOptions } from "./probe-context.js";
+export { probeTarget } from "./probes.js";
 export { formatReport } from "./report.js";
 export { runDoctor, type RunDoctorOptions } from "./run-doctor.js";
 export type {

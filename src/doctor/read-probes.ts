@@ -1,10 +1,13 @@
 /**
- * Doctor's read-side capability probes (SPEC §2.4, §2.5 item 5): ordered,
- * paginated ListObjectsV2 and GetObject with If-Match.
+ * Doctor's read-side probes (SPEC §2.4, §2.5 item 5): ordered, paginated
+ * ListObjectsV2, HeadObject, and GetObject with If-Match — on the probe objects
+ * of a destination (the `…Probe(ctx)` forms), or on any store and key.
  */
 import { isStowageError } from "../shared/errors.js";
 import { readCapped } from "../shared/read-capped.js";
 import type { ObjectStore } from "../store/object-store.js";
+import { arnOf } from "./diagnose.js";
+import { failureOf, OK, resourceOf, type ProbeContext } from "./probe-context.js";
 import type { CheckOutcome } from "./types.js";
 
 const CAP = "capability missing" as const;
@@ -85,5 +88,49 @@ export function wrongIfMatchRefused(
       if (isStowageError(err, "precondition")) return { ok: true } as CheckOutcome;
       throw err;
     },
+  );
+}
+
+/** The `List (ListObjectsV2 ordered, paginated)` check over the two probe objects. */
+export function orderedListProbe(ctx: ProbeContext): Promise<CheckOutcome> {
+  const { dest } = ctx;
+  return listProbe(ctx.store, ctx.stem, ctx.keys, ctx.signal).catch((err: unknown) =>
+    failureOf(
+      ctx,
+      err,
+      { action: "s3:ListBucket", resource: dest.type === "s3" ? arnOf(dest) : dest.path },
+      true,
+    ),
+  );
+}
+
+/** HeadObject on the probe: its size and an ETag (returned for the conditional read). */
+export async function headProbe(
+  ctx: ProbeContext,
+): Promise<{ outcome: CheckOutcome; etag: string }> {
+  const key = ctx.keys[0];
+  const size = Buffer.byteLength(ctx.body);
+  try {
+    const info = await ctx.store.head(key, { signal: ctx.signal });
+    if (info.size === size && info.etag) return { outcome: OK, etag: info.etag };
+    return {
+      etag: info.etag,
+      outcome: {
+        ok: false,
+        category: CAP,
+        detail: `HeadObject answered size ${info.size} and ETag "${info.etag}" for a ${size}-byte object`,
+      },
+    };
+  } catch (err) {
+    const outcome = failureOf(ctx, err, { action: "s3:GetObject", resource: resourceOf(ctx, key) });
+    return { outcome, etag: "" };
+  }
+}
+
+/** The `Conditional read (GetObject If-Match)` check on the probe, with the ETag HeadObject gave. */
+export function conditionalReadProbe(ctx: ProbeContext, etag: string): Promise<CheckOutcome> {
+  const key = ctx.keys[0];
+  return conditionalRead(ctx.store, key, etag, ctx.body, ctx.signal).catch((err: unknown) =>
+    failureOf(ctx, err, { action: "s3:GetObject", resource: resourceOf(ctx, key) }, true),
   );
 }

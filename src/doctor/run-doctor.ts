@@ -9,7 +9,14 @@ import { isStowageError } from "../shared/errors.js";
 import { firstLine } from "./diagnose.js";
 import { policySizeChecks } from "./iam-size-check.js";
 import { probeTarget } from "./probes.js";
-import type { CheckOutcome, CheckResult, DoctorPlan, DoctorReport, ExtraCheck } from "./types.js";
+import type {
+  CheckOutcome,
+  CheckResult,
+  DoctorPlan,
+  DoctorReport,
+  DoctorTarget,
+  ExtraCheck,
+} from "./types.js";
 
 export interface RunDoctorOptions {
   env: Env;
@@ -38,6 +45,15 @@ function targetKey(d: ResolvedDestination): string {
             ? d.credentials.profile
             : "",
       ]);
+}
+
+/** The first target of each distinct destination, in plan order. */
+function distinctTargets(targets: readonly DoctorTarget[]): DoctorTarget[] {
+  const seen = new Set<string>();
+  return targets.filter((t) => {
+    const key = targetKey(t.destination);
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
 }
 
 async function runExtra(check: ExtraCheck, env: Env, signal: AbortSignal): Promise<CheckResult> {
@@ -74,11 +90,7 @@ export async function runDoctor(
 ): Promise<DoctorReport> {
   const signal = options.signal ?? new AbortController().signal;
   const checks: CheckResult[] = [...(plan.configChecks ?? [])];
-  const seen = new Set<string>();
-  const targets = (plan.targets ?? []).filter((t) => {
-    const key = targetKey(t.destination);
-    return seen.has(key) ? false : (seen.add(key), true);
-  });
+  const targets = distinctTargets(plan.targets ?? []);
   for (const target of targets) {
     // Labels only matter when there is more than one destination to tell apart.
     const t = targets.length > 1 ? target : { ...target, label: undefined };

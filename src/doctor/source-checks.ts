@@ -37,35 +37,45 @@ const CAP = "capability missing" as const;
  * @example const report = await checkSource("s3://logs/app", { env, cwd, requestTimeoutMs: 5000, signal });
  */
 export async function checkSource(url: string, o: SourceCheckOptions): Promise<DoctorReport> {
-  const checks: CheckResult[] = [];
   const text = url.trim();
-  if (!/^s3:/i.test(text)) {
-    const root = /^file:/i.test(text)
-      ? fileURLToPath(new URL(text))
-      : isAbsolute(text)
-        ? text
-        : resolve(o.cwd, text);
-    const isDir = await stat(root).then(
-      (s) => s.isDirectory(),
-      () => false,
-    );
-    checks.push(
-      isDir
-        ? { name: `Source Local(${root})`, ok: true }
-        : {
-            name: `Source Local(${root})`,
-            ok: false,
-            category: "config error",
-            detail: `${root} does not exist or is not a directory`,
-            hint: "pass the directory that holds v1/ (the demo writes .stowage/demo/store)",
-          },
-    );
-    return { ok: checks.every((c) => c.ok), checks };
-  }
-  const dest = s3Source(text, o);
+  const checks = /^s3:/i.test(text)
+    ? await s3SourceChecks(s3Source(text, o), o)
+    : [await localSourceCheck(text, o.cwd)];
+  return { ok: checks.every((c) => c.ok), checks };
+}
+
+/** `file://`, absolute or relative: the directory must exist. */
+async function localSourceCheck(text: string, cwd: string): Promise<CheckResult> {
+  const root = /^file:/i.test(text)
+    ? fileURLToPath(new URL(text))
+    : isAbsolute(text)
+      ? text
+      : resolve(cwd, text);
+  const isDir = await stat(root).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  return isDir
+    ? { name: `Source Local(${root})`, ok: true }
+    : {
+        name: `Source Local(${root})`,
+        ok: false,
+        category: "config error",
+        detail: `${root} does not exist or is not a directory`,
+        hint: "pass the directory that holds v1/ (the demo writes .stowage/demo/store)",
+      };
+}
+
+/** Credentials, then the ordered list, then If-Match on the first object listed; each stops the next. */
+async function s3SourceChecks(
+  dest: ResolvedS3Destination,
+  o: SourceCheckOptions,
+): Promise<CheckResult[]> {
   const creds = await checkCredentials(dest, o.env);
-  checks.push({ name: `Credentials (${describeCredentials(dest.credentials)})`, ...creds });
-  if (!creds.ok) return { ok: false, checks };
+  const checks: CheckResult[] = [
+    { name: `Credentials (${describeCredentials(dest.credentials)})`, ...creds },
+  ];
+  if (!creds.ok) return checks;
   const store = openStore(dest, {
     env: o.env,
     requestTimeoutMs: o.requestTimeoutMs,
@@ -73,41 +83,44 @@ export async function checkSource(url: string, o: SourceCheckOptions): Promise<D
   }).store;
   try {
     const folder = `${dest.prefix ? `${dest.prefix}/` : ""}v1/`;
-    const need = { action: "s3:ListBucket", resource: arnOf(dest) };
-    let first: { key: string; etag: string } | undefined;
-    const list = await listInOrder(store, folder, o.signal).then(
-      (r) => ((first = r.first), r.outcome),
-      (err: unknown) => diagnose(err, dest, need),
-    );
-    checks.push({ name: `Source S3(${dest.bucket}) lists ${folder} in order`, ...list });
-    if (!list.ok) return { ok: false, checks };
-    const got = first
-      ? await ifMatch(store, first, o.signal).catch((err: unknown) =>
-          diagnose(err, dest, { action: "s3:GetObject", resource: arnOf(dest, first!.key) }),
-        )
-      : ({ ok: true } as CheckOutcome);
-    checks.push({
-      name: first
-        ? "GetObject If-Match (wrong ETag answers 412)"
-        : "GetObject If-Match (no object yet to probe)",
-      ...got,
-    });
+    const listed: Listed = await listInOrder(store, folder, o.signal).catch((err: unknown) => ({
+      outcome: diagnose(err, dest, { action: "s3:ListBucket", resource: arnOf(dest) }),
+    }));
+    checks.push({ name: `Source S3(${dest.bucket}) lists ${folder} in order`, ...listed.outcome });
+    if (!listed.outcome.ok) return checks;
+    checks.push(await ifMatchCheck(store, dest, listed.first, o.signal));
   } finally {
     store.close();
   }
-  return { ok: checks.every((c) => c.ok), checks };
+  return checks;
+}
+
+/** GetObject If-Match on the first object listed (none yet: nothing to probe, not a failure). */
+async function ifMatchCheck(
+  store: ObjectStore,
+  dest: ResolvedS3Destination,
+  first: { key: string; etag: string } | undefined,
+  signal: AbortSignal,
+): Promise<CheckResult> {
+  if (!first) return { name: "GetObject If-Match (no object yet to probe)", ok: true };
+  const got = await ifMatch(store, first, signal).catch((err: unknown) =>
+    diagnose(err, dest, { action: "s3:GetObject", resource: arnOf(dest, first.key) }),
+  );
+  return { name: "GetObject If-Match (wrong ETag answers 412)", ...got };
 }
 
 function s3Source(text: string, o: SourceCheckOptions): ResolvedS3Destination {
   return s3SourceDestination(text, o, o.env, "--source");
 }
 
+type Listed = { outcome: CheckOutcome; first?: { key: string; etag: string } };
+
 /** Two pages of max-keys 1 under the folder: in order, with a continuation token between them. */
 async function listInOrder(
   store: ObjectStore,
   folder: string,
   signal: AbortSignal,
-): Promise<{ outcome: CheckOutcome; first?: { key: string; etag: string } }> {
+): Promise<Listed> {
   const a = await store.list({ prefix: folder, maxKeys: 1, signal });
   const first = a.entries[0] ? { key: a.entries[0].key, etag: a.entries[0].etag } : undefined;
   if (!a.nextContinuationToken) return { outcome: { ok: true }, ...(first ? { first } : {}) };
