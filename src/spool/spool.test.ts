@@ -1,9 +1,9 @@
-/** Runs the Spool contract against SqliteSpool (real files) and MemorySpool (the suite's own sanity check). */
+/** Runs the Spool contract against SqliteSpool (real files) and MemorySpool (test support; the suite's own sanity check). */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { MemorySpool } from "./memory-spool.js";
+import { MemorySpool } from "../../test/support/memory-spool.js";
 import { runSpoolContract } from "./spool.contract.js";
 import { SqliteSpool } from "./sqlite-spool.js";
 

@@ -2,7 +2,7 @@
  * The `Spool` role (SPEC §4): durable storage of accepted records and of the
  * sealed batches made from them, shared by every process that opens the same
  * location. Implementations: SqliteSpool (the real one), MemorySpool (contract
- * sanity). Both run the shared suite in spool.contract.ts.
+ * sanity, in test/support/). Both run the shared suite in spool.contract.ts.
  *
  * Vocabulary: an *owner* is one writer (one open spool instance; it holds two
  * owner ids, `own` for records it accepted and `adopted` for records it took

@@ -1,9 +1,10 @@
 /**
  * MemorySpool: the `Spool` semantics over plain maps, shared by every instance
  * opened on the same location name. It exists to check the contract suite
- * itself (a second, obviously-correct implementation); it is not durable.
+ * itself (a second, obviously-correct implementation); it is not durable, and
+ * only tests use it (src/spool/spool.test.ts), so it lives in test support.
  */
-import { lineBytes } from "../batch/hour-batcher.js";
+import { lineBytes } from "../../src/batch/hour-batcher.js";
 import type {
   BatchOutcome,
   RecordOwner,
@@ -15,7 +16,7 @@ import type {
   SpoolRecord,
   SpoolRecordInput,
   SpoolStatus,
-} from "./spool.js";
+} from "../../src/spool/spool.js";
 
 interface MemBatch extends SpoolBatch {
   leaseOwner: number | null;
