@@ -5,6 +5,7 @@
  * generation; malformed lines land in the rejects object; foreign objects are named.
  */
 import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -14,6 +15,7 @@ import { createLogger } from "../src/index.js";
 import { compactLogs } from "../src/compact/index.js";
 import { formatObjectKey, objectMetadata } from "../src/batch/object-key.js";
 import { ulid } from "../src/shared/ids.js";
+import { parquetRowCount } from "../src/encoders/parquet-footer.js";
 import type { ObjectStore } from "../src/store/object-store.js";
 import { localConfig } from "./support/loggers.js";
 
@@ -326,8 +328,13 @@ describe("compactLogs on a local-directory store", () => {
       nowMs: DAY + 30 * H,
       sliceBytes: 16 * 1024, // ~100 lines per slice
       fileRows: 1000,
+      rowGroupRows: 64, // 16 row groups per part: the footer's list takes its long form
     });
     expect(out.totals.rows).toBe(6000);
+    const partDir = join(config.local.path, "parquet/dt=2026-11-03/hour=02");
+    const files = readdirSync(partDir).filter((f) => f.endsWith(".parquet"));
+    expect(files.length).toBe(6);
+    for (const f of files) expect(parquetRowCount(readFileSync(join(partDir, f)))).toBe(1000n);
     const glob = join(config.local.path, "parquet/dt=*/hour=*/*.parquet");
     const check = await duck(`
       WITH r AS (SELECT timestamp, filename, file_row_number, sourceKey, sourceLine, (data->>'id')::INT AS id

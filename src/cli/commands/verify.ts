@@ -4,7 +4,8 @@
  * metadata consistent with the key, bytes re-hashed and lines counted at --depth
  * full) and, when the config sets `objectLock` (or `--object-lock` with `--source`),
  * locked long enough. `--source` takes the source flags of `logs` and `doctor`, for
- * auditors without the app's config.
+ * auditors without the app's config. `--compacted` also verifies the range's compacted hours
+ * (verify/verify-compacted.ts).
  * Exit 0 all intact, 3 an integrity failure, 1 could not verify, 2 config/usage error.
  */
 import type { Command } from "commander";
@@ -32,6 +33,8 @@ interface VerifyFlags extends SourceFlags {
   source?: string;
   objectLock?: string;
   expireDays?: string;
+  compacted?: boolean;
+  dest?: string;
 }
 
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
@@ -64,6 +67,14 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       "--depth <depth>",
       "metadata (HEAD each object) or full (download, re-hash, count lines)",
       "metadata",
+    )
+    .option(
+      "--compacted",
+      "also verify the range's compacted hours: manifests, parts, row counts (docs/compaction.md)",
+    )
+    .option(
+      "--dest <prefix>",
+      "with --compacted: the compaction destination (default <prefix>/parquet/)",
     )
     .option("--json", "print a JSON report on stdout")
     .action(async (flags: VerifyFlags) => {
@@ -132,8 +143,11 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
               : {}),
           });
           if (io.isTTY && !flags.json) io.err("\n");
-          failed ||= !report.ok;
-          reports.push({ target: where, ...report });
+          const compacted = flags.compacted
+            ? await verifyCompactedHours(store, dest, flags, fromMs, toMs, lock)
+            : undefined;
+          failed ||= !report.ok || (compacted !== undefined && !compacted.ok);
+          reports.push({ target: where, ...report, ...(compacted ? { compacted } : {}) });
           if (!flags.json) {
             io.out(
               `${report.ok ? "[OK]  " : "[FAIL] "}${where}: ${report.checked} objects in ${report.hours} hours checked at depth ${report.depth}` +
@@ -141,9 +155,15 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
                 `(${report.requests.list} LIST, ${report.requests.head} HEAD, ${report.requests.get} GET)\n`,
             );
             // Keys and problems come from storage: a hostile key must not drive the terminal.
-            for (const f of report.failures)
+            for (const f of [...report.failures, ...(compacted?.failures ?? [])])
               io.out(
                 `  ${escapeTerminal(f.key)}\n${f.problems.map((p) => `    - ${escapeTerminal(p)}\n`).join("")}`,
+              );
+            if (compacted)
+              io.out(
+                `${compacted.ok ? "[OK]  " : "[FAIL] "}${where} compacted (${compacted.dest}): ${compacted.manifests} manifest(s) in ${compacted.hours} hour(s), ${compacted.parts} part(s), ${compacted.rows} rows checked at depth ${flags.depth}` +
+                  `${compacted.sourcesGone ? `; ${compacted.sourcesGone} source object(s) already expired` : ""} ` +
+                  `(${compacted.requests.list} LIST, ${compacted.requests.head} HEAD, ${compacted.requests.get} GET)\n`,
               );
           }
         } catch (err) {
@@ -176,6 +196,28 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
     });
   // --region, --endpoint, credentials by variable name, --trust-endpoint (also read with --config).
   addSourceFlags(cmd);
+}
+
+/** `--compacted`: the range's compacted hours under the destination (verify/verify-compacted.ts). */
+async function verifyCompactedHours(
+  store: import("../../store/object-store.js").ObjectStore,
+  dest: ResolvedDestination,
+  flags: VerifyFlags,
+  fromMs: number,
+  toMs: number,
+  lock: ObjectLockSpec | undefined,
+) {
+  const { verifyCompacted } = await import("../../verify/verify-compacted.js");
+  const { VERIFY_RETRY } = await import("../../config/retry-defaults.js");
+  return verifyCompacted(store, {
+    prefix: dest.type === "s3" ? dest.prefix : "",
+    dest: flags.dest,
+    fromMs,
+    toMs,
+    depth: flags.depth === "full" ? "full" : "metadata",
+    objectLock: lock,
+    retry: VERIFY_RETRY,
+  });
 }
 
 /** `--source URL` with the source flags: the one log target it names (no config read). */
