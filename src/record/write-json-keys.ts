@@ -82,16 +82,39 @@ export function membersText(
   return (distinct ? inOrder(keys, texts, marker) : undefined) ?? copyOrder(keys, texts, marker);
 }
 
+/**
+ * `{…}` in this order, or undefined when a plain object would order or write a key
+ * otherwise: it lists array indexes first, ascending ({2: …, 1: …} becomes {"1", "2"}).
+ */
 function inOrder(keys: string[], texts: string[], marker?: string): string | undefined {
   let json = "{";
+  let lastIndex = -1; // -2 once a named key is written: no index may follow
   for (let i = 0; i < keys.length; i++) {
-    const name = keyJson(keys[i]!);
-    if (name === undefined) return undefined;
+    const k = keys[i]!;
+    let name = keyJson(k);
+    if (name !== undefined) lastIndex = -2;
+    else {
+      const index = arrayIndex(k);
+      if (index <= lastIndex || lastIndex === -2) return undefined;
+      lastIndex = index;
+      name = `"${k}":`;
+    }
     json += i === 0 ? name : `,${name}`;
     json += texts[i]!;
   }
   if (marker !== undefined) json += `${keys.length === 0 ? "" : ","}"…":${marker}`;
   return `${json}}`;
+}
+
+/** The array index `k` names (0 to 2³² − 2, canonical digits), or -1. */
+function arrayIndex(k: string): number {
+  if (k.length === 0 || k.length > 10 || (k.length > 1 && k.charCodeAt(0) === 0x30)) return -1;
+  for (let i = 0; i < k.length; i++) {
+    const c = k.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return -1;
+  }
+  const n = Number(k);
+  return n <= 4294967294 ? n : -1;
 }
 
 function copyOrder(keys: string[], texts: string[], marker?: string): string {

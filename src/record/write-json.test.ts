@@ -275,6 +275,13 @@ describe("the one-pass writer equals JSON.stringify of the sanitised copy", () =
         ["1", "text"],
         [1, "number"],
       ]),
+      new Map([
+        ["2", "two"],
+        ["1", "one"],
+        ["4294967295", "not an index"],
+        ["b", "named"],
+        ["0", "zero"],
+      ]),
       new Map<unknown, unknown>([
         [{ k: 1 }, "v"],
         ["authorization", "Bearer abcdefghijkl"],
