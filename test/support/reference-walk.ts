@@ -4,9 +4,10 @@
  * than written as text (once src/record/sanitize.ts, the second walker). It shares the
  * leaf rules (walk-context.ts) and the member lists of errors, Maps and objects
  * (members.ts) with the writer. For every record, `serializeRecord(r, o)` must equal
- * `JSON.stringify(referenceRecord(r, o))` byte for byte (write-json.test.ts). Never throws: cycles → "[Circular]", BigInt → decimal text,
- * functions/symbols/undefined dropped (null in arrays), throwing getters/traps/toJSON →
- * "[Unserializable]", lone surrogates → U+FFFD, `__proto__` kept as an own data key.
+ * `JSON.stringify(referenceRecord(r, o))` byte for byte (write-json.test.ts). Never
+ * throws: cycles → "[Circular]", BigInt → decimal text, functions/symbols/undefined
+ * dropped (null in arrays), throwing getters/traps/toJSON → "[Unserializable]", lone
+ * surrogates → U+FFFD, `__proto__` kept as an own data key.
  */
 import { builtinOf, propMembers, type Builtin, type Members } from "../../src/record/members.js";
 import type { LogRecord } from "../../src/record/record.js";
