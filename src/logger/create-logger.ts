@@ -1,5 +1,6 @@
 /**
- * createLogger (SPEC §3.2): resolves the config (an object, or the
+ * createLogger (SPEC §3.2) and the one config path behind it and the bridges
+ * (createLoggerFrom): resolves the config (an object, a config file, or the
  * stowage.config.* file of the working directory, or the embedded local
  * default), compiles redaction once, and joins a Logger to its sink.
  * No side effects until it is called.
@@ -35,31 +36,56 @@ export type { LoggerConfig };
  * log.info("started");
  */
 export function createLogger(config?: LoggerConfig): Logger {
+  return createLoggerFrom(config === undefined ? {} : { config });
+}
+
+/** Where `createLoggerFrom` reads a logger's config (internal: createLogger and the bridges). */
+export interface LoggerSource {
+  /** A config object in code (may carry `onEvent`). */
+  config?: LoggerConfig;
+  /** Without `config`: a config file path (YAML/JSON/TS, read with the endpoint policy of its format). */
+  file?: string;
+  /** Whether stdout counts as a terminal for the `console` default ("pretty" on one). Default: `process.stdout.isTTY`. */
+  isTTY?: boolean;
+  /**
+   * Without `config` or `file`, when the working directory has no `stowage.config.*`: called with
+   * the embedded default before the logger is built (a bridge says where records go). A host that
+   * sets it writes its own output to stdout: that default is resolved with `isTTY` false.
+   */
+  onEmbeddedDefault?: (resolved: ResolvedLoggerConfig) => void;
+}
+
+/**
+ * The one config path: a config object, or a config file, or the working directory's
+ * `stowage.config.*` (several: the first wins, with a warning), or the embedded default;
+ * then validation (resolveLoggerConfig) and the logger (buildLogger).
+ * @example const log = createLoggerFrom({ file: "stowage.config.yaml", isTTY: false });
+ */
+export function createLoggerFrom(source: LoggerSource): Logger {
   const env = processEnv();
   const cwd = process.cwd();
-  const { config: rest, onEvent } = takeOnEvent(config);
-  let raw: unknown = rest;
-  let origin: "code" | "data" = "code";
-  let file: string | undefined;
-  if (config === undefined) {
-    const found = findConfigFile(cwd);
-    // Several stowage.config.* files: the first wins, and the user hears about the others.
-    if (found.warning) process.emitWarning(found.warning, "StowageConfigWarning");
-    if (found.path) {
-      const loaded = loadConfigFileSync(found.path, { env, cwd });
-      raw = loaded.data;
-      origin = loaded.origin;
-      file = loaded.path;
-    }
-  }
-  const resolved = resolveLoggerConfig(raw ?? {}, {
+  const inCode = source.config !== undefined;
+  const { config: raw, onEvent } = takeOnEvent(source.config);
+  const file = inCode ? undefined : (source.file ?? discoverConfigFile(cwd));
+  const loaded = file === undefined ? undefined : loadConfigFileSync(file, { env, cwd });
+  const embeddedDefault = !inCode && loaded === undefined;
+  const quiet = embeddedDefault && source.onEmbeddedDefault !== undefined;
+  const resolved = resolveLoggerConfig((loaded ? loaded.data : raw) ?? {}, {
     env,
     cwd,
-    isTTY: Boolean(process.stdout.isTTY),
-    origin,
-    ...(file ? { file } : {}),
+    isTTY: quiet ? false : (source.isTTY ?? Boolean(process.stdout.isTTY)),
+    origin: loaded?.origin ?? "code",
+    ...(loaded?.path ? { file: loaded.path } : {}),
   });
+  if (embeddedDefault) source.onEmbeddedDefault?.(resolved);
   return buildLogger(resolved, env, onEvent);
+}
+
+/** The working directory's `stowage.config.*`, if any; several: the first wins and the user hears about the others. */
+function discoverConfigFile(cwd: string): string | undefined {
+  const found = findConfigFile(cwd);
+  if (found.warning) process.emitWarning(found.warning, "StowageConfigWarning");
+  return found.path ? found.path : undefined;
 }
 
 /**
@@ -80,7 +106,7 @@ function takeOnEvent(config: unknown): { config: unknown; onEvent?: DeliveryEven
 }
 
 /** Joins a resolved config to its sink and console echo. */
-export function buildLogger(
+function buildLogger(
   resolved: ResolvedLoggerConfig,
   env: Record<string, string | undefined>,
   onEvent?: DeliveryEventListener,

@@ -1,13 +1,12 @@
 /**
  * How a bridge gets its Logger: one passed in, an inline config, a config file
  * path (YAML/JSON/TS, read with the endpoint policy of its format), or the
- * `stowage.config.*` of the working directory. With none of these, the bridge says
- * once on stderr where its records go (issue 34 §1): never a silent fallback.
+ * `stowage.config.*` of the working directory — all read by createLogger's one
+ * config path (createLoggerFrom). With none of these, the bridge says once on
+ * stderr where its records go (issue 34 §1): never a silent fallback.
  */
-import { findConfigFile, loadConfigFileSync } from "../../config/load-config.js";
-import { resolveLoggerConfig } from "../../config/logger-config.js";
-import { processEnv } from "../../config/env.js";
-import { buildLogger, createLogger, type LoggerConfig } from "../../logger/create-logger.js";
+import type { ResolvedLoggerConfig } from "../../config/logger-config.js";
+import { createLogger, createLoggerFrom, type LoggerConfig } from "../../logger/create-logger.js";
 import type { Logger } from "../../logger/logger.js";
 import { StowageError } from "../../shared/errors.js";
 import { reportToStderr } from "./stderr-report.js";
@@ -29,24 +28,16 @@ export interface OpenedLogger {
 /** Bridges that already said where their records go (once per process). */
 const told = new Set<string>();
 
-/** No config anywhere: the logger is the environment's or the embedded default; say which, once. */
-function openUnconfigured(bridge: string): OpenedLogger {
-  const env = processEnv();
-  const cwd = process.cwd();
-  const found = findConfigFile(cwd);
-  if (found.path) return { logger: createLogger(), owned: true };
-  const resolved = resolveLoggerConfig({}, { env, cwd });
-  if (!told.has(bridge)) {
-    told.add(bridge);
-    const d = resolved.destination;
-    const where =
-      d.type === "s3" ? `s3://${d.bucket}/${d.prefix}` : `the local directory ${d.path}`;
-    reportToStderr(
-      bridge,
-      `no config given and no stowage.config.* in ${cwd}: records go to ${where}. Pass \`config\` (an object or a file path), or add a stowage.config.* file`,
-    );
-  }
-  return { logger: buildLogger(resolved, env), owned: true };
+/** No config given and no stowage.config.* found: say once, on stderr, where the records go. */
+function tellWhereRecordsGo(bridge: string, resolved: ResolvedLoggerConfig): void {
+  if (told.has(bridge)) return;
+  told.add(bridge);
+  const d = resolved.destination;
+  const where = d.type === "s3" ? `s3://${d.bucket}/${d.prefix}` : `the local directory ${d.path}`;
+  reportToStderr(
+    bridge,
+    `no config given and no stowage.config.* in ${process.cwd()}: records go to ${where}. Pass \`config\` (an object or a file path), or add a stowage.config.* file`,
+  );
 }
 
 /**
@@ -62,19 +53,15 @@ export function openBridgeLogger(
     return { logger: options.logger, owned: false };
   }
   const { config } = options;
-  if (config === undefined) return openUnconfigured(bridge);
-  if (typeof config === "string") {
-    const env = processEnv();
-    const cwd = process.cwd();
-    const loaded = loadConfigFileSync(config, { env, cwd });
-    const resolved = resolveLoggerConfig(loaded.data ?? {}, {
-      env,
-      cwd,
-      origin: loaded.origin,
-      file: loaded.path,
-    });
-    return { logger: buildLogger(resolved, env), owned: true };
-  }
+  // The working directory's stowage.config.*, or the embedded default (said once on stderr).
+  if (config === undefined)
+    return {
+      logger: createLoggerFrom({ onEmbeddedDefault: (r) => tellWhereRecordsGo(bridge, r) }),
+      owned: true,
+    };
+  // A file given to a bridge keeps the console echo off by default (its host writes to stdout).
+  if (typeof config === "string")
+    return { logger: createLoggerFrom({ file: config, isTTY: false }), owned: true };
   if (typeof config !== "object" || config === null)
     throw new StowageError(
       "config",
