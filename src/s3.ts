@@ -1,3 +1,2 @@
-/** `stowage/s3`: tools for the durable S3 spool (§4). Re-exports only. */
-export { getS3SpoolStatus, retryS3Spool } from "./spool/sqlite-status.js";
-export type { SpoolStatus } from "./spool/spool.js";
+/** `stowage/s3`: the former name of `stowage/spool`, kept as an alias exporting the same. Re-exports only. */
+export * from "./spool-tools.js";

@@ -1,6 +1,6 @@
 /**
  * Spool inspection and re-arming (SPEC §4): `getS3SpoolStatus` and
- * `retryS3Spool`, public through `stowage/s3`, and the SQL behind
+ * `retryS3Spool`, public through `stowage/spool`, and the SQL behind
  * SqliteSpool.status()/retryFailed(). Neither ever creates a spool file.
  */
 import { homedir } from "node:os";
@@ -124,7 +124,7 @@ function expand(path: string): string {
  * spool at `path`, StowageError("spool") when the file is not one. `owners` names
  * each writer and its state (live / dead-pid / lease-expired / closed).
  * @example
- * import { getS3SpoolStatus } from "stowage/s3";
+ * import { getS3SpoolStatus } from "stowage/spool";
  * const { records, pending, failed, bytes } = await getS3SpoolStatus("/var/lib/app/spool.db");
  */
 export async function getS3SpoolStatus(
@@ -148,7 +148,7 @@ export async function getS3SpoolStatus(
  * delivers it. Fix the cause first (credentials, bucket, region); batches keep
  * their key and bytes, so a retry can never duplicate an object.
  * @example
- * import { retryS3Spool } from "stowage/s3";
+ * import { retryS3Spool } from "stowage/spool";
  * const { rearmed } = await retryS3Spool("/var/lib/app/spool.db");
  */
 function rollback(db: SqlDatabase): void {

@@ -73,6 +73,34 @@ describe("the packed tarball", () => {
     }
   });
 
+  it("`stowage/spool` and its former name `stowage/s3` export the same spool tools", () => {
+    const r = run(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        [
+          'const spool = await import("stowage/spool");',
+          'const alias = await import("stowage/s3");',
+          "const err = await spool.getS3SpoolStatus(`./no-spool-${process.pid}.db`).catch((e) => e);",
+          "console.log(JSON.stringify({",
+          "  spool: Object.keys(spool).sort(),",
+          "  alias: Object.keys(alias).sort(),",
+          "  same: Object.keys(spool).every((k) => spool[k] === alias[k]),",
+          "  missing: err?.code,",
+          "}));",
+        ].join("\n"),
+      ],
+      s.dir,
+    );
+    expect(JSON.parse(r.stdout)).toEqual({
+      spool: ["getS3SpoolStatus", "retryS3Spool"],
+      alias: ["getS3SpoolStatus", "retryS3Spool"],
+      same: true,
+      missing: "not-found",
+    });
+  });
+
   /** Runs an ES module of `lines` with Node in the scratch project; its stdout is one JSON value. */
   function nodeScript<T>(name: string, lines: string[]): T {
     writeFileSync(join(s.dir, name), lines.join("\n"));
@@ -164,6 +192,9 @@ describe("the packed tarball", () => {
       const specs = exportSpecifiers(s.manifest);
       const source = [
         'import { createLogger, defineConfig, isStowageError, type FlushResult, type LoggerConfig } from "stowage";',
+        'import { getS3SpoolStatus, type SpoolStatus } from "stowage/spool";',
+        'import { getS3SpoolStatus as formerName, type SpoolStatus as FormerStatus } from "stowage/s3";',
+        "export const spoolTools: [typeof getS3SpoolStatus, SpoolStatus | FormerStatus | undefined] = [formerName, undefined];",
         ...specs.map((spec, i) => `import * as ns${i} from "${spec}";`),
         'const config: LoggerConfig = defineConfig({ service: "ts", level: "info" });',
         "const log = createLogger(config);",
