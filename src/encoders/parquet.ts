@@ -133,7 +133,8 @@ function decimalBytes(precision: number): number {
   return Math.ceil((precision * Math.log2(10) + 1) / 8);
 }
 
-const timeUnit = (c: ColumnSpec) => (c.unit === "millis" ? ("MILLIS" as const) : ("MICROS" as const));
+const timeUnit = (c: ColumnSpec) =>
+  c.unit === "millis" ? ("MILLIS" as const) : ("MICROS" as const);
 
 /** The Parquet schema element of a column; decimals without a declared precision (≤ 38) become strings. */
 export function parquetElement(c: ColumnSpec): SchemaElement {
