@@ -12,7 +12,7 @@
  *   the claim's own sources and settings.
  */
 import { hostname } from "node:os";
-import { hourPrefix, parseObjectKey } from "../batch/object-key.js";
+import { hourPrefix, parseObjectKey } from "../v1-format/object-key.js";
 import { isStowageError } from "../shared/errors.js";
 import type { ListEntry } from "../store/object-store.js";
 import { completeClaim, type GenerationContext } from "./generation.js";

@@ -5,7 +5,7 @@
  * one LIST per existing hour; then each sealed hour is brought up to date (`compact-hour.ts`).
  */
 import { hostname } from "node:os";
-import { hourPrefix, normalizePrefix } from "../batch/object-key.js";
+import { hourPrefix, normalizePrefix } from "../v1-format/object-key.js";
 import type { ObjectLockSpec } from "../config/destination.js";
 import { StowageError } from "../shared/errors.js";
 import { ulid } from "../shared/ids.js";

@@ -24,12 +24,13 @@ function skipSpace(t: string, i: number, end: number): number {
 
 /** Index after the string starting at `i` (a `"`). */
 function skipString(t: string, i: number): number {
-  for (i++; ; i++) {
-    const c = t.charCodeAt(i);
-    if (c === BACKSLASH) i++;
-    else if (c === QUOTE) return i + 1;
-    else if (Number.isNaN(c)) return i;
+  for (let q = t.indexOf('"', i + 1); q !== -1; q = t.indexOf('"', q + 1)) {
+    // The quote ends the string unless an odd number of backslashes escapes it.
+    let back = 0;
+    while (t.charCodeAt(q - 1 - back) === BACKSLASH) back++;
+    if ((back & 1) === 0) return q + 1;
   }
+  return t.length;
 }
 
 /** Index after the value starting at `i`. */

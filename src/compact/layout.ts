@@ -10,7 +10,7 @@
  * and settings), so whoever completes a claim writes the same keys.
  */
 import { StowageError } from "../shared/errors.js";
-import { FORMAT_DIR, HOUR_MS, normalizePrefix } from "../batch/object-key.js";
+import { FORMAT_DIR, HOUR_MS, normalizePrefix } from "../v1-format/object-key.js";
 
 /** The folder of hour state under the destination. */
 export const STATE_DIR = "_stowage";

@@ -89,6 +89,23 @@ function valueAt(data: unknown, path: readonly string[]): unknown {
   return v;
 }
 
+/** The canonical `toISOString()` text of the last hour seen, up to the hour ("2026-11-03T14"). */
+let canonHour = NaN;
+let canonText = "";
+
+/** `text` is exactly `new Date(ms).toISOString()`, without building that string per row. */
+function canonical(text: string, ms: number): boolean {
+  if (text.length !== 24 || text.charCodeAt(23) !== 90 /* Z */ || text.charCodeAt(19) !== 46)
+    return false;
+  const hour = ms - (ms % 3_600_000);
+  if (hour !== canonHour) {
+    canonHour = hour;
+    canonText = new Date(hour).toISOString().slice(0, 13);
+  }
+  // The shape matched ISO (mm, ss < 60, else Date.parse is NaN): the hour decides the rest.
+  return text.startsWith(canonText);
+}
+
 /**
  * The row of a parsed line (`parseLine`), in `compactSchema` order.
  * @example buildRow(line, parsed.value, parsed.ms, key, 1, [])
@@ -101,46 +118,60 @@ export function buildRow(
   lineNo: number,
   promoted: readonly PromotedColumn[],
 ): unknown[] {
-  const row: unknown[] = new Array(13 + promoted.length).fill(null);
-  row[ROW.timestamp] = ms;
-  row[ROW.level] = text(v.level);
-  row[ROW.message] = text(v.message);
-  row[ROW.service] = text(v.service);
-  row[ROW.caller] = text(v.caller);
-  row[ROW.traceId] = text(v.traceId);
-  row[ROW.spanId] = text(v.spanId);
-  row[ROW.sourceKey] = sourceKey;
-  row[ROW.sourceLine] = lineNo;
+  const row: unknown[] = [
+    ms,
+    text(v.level),
+    text(v.message),
+    text(v.service),
+    text(v.caller),
+    text(v.traceId),
+    text(v.spanId),
+    null,
+    null,
+    null,
+    null,
+    sourceKey,
+    lineNo,
+  ];
   let unknown = false;
-  for (const k in v) if (!KNOWN.has(k)) unknown = true;
-  const exactTime = new Date(ms).toISOString() === v.timestamp;
+  for (const k in v)
+    if (!KNOWN.has(k)) {
+      unknown = true;
+      break;
+    }
+  const exactTime = canonical(v.timestamp as string, ms);
   const needSpans = unknown || v.data != null || v.bindings != null || v.error != null;
-  const members: Member[] = needSpans ? (objectMembers(line) ?? []) : [];
-  const last = new Map<string, Member>();
-  for (const m of members) last.set(m.key, m);
-  const raw = (k: string): string | null => {
-    const m = last.get(k);
-    if (!m) return null;
-    const t = line.slice(m.start, m.end);
-    return t === "null" ? null : t;
-  };
-  row[ROW.data] = raw("data");
-  row[ROW.bindings] = raw("bindings");
-  row[ROW.error] = raw("error");
-  if (unknown || !exactTime) {
-    const parts: string[] = [];
-    if (!exactTime) parts.push(`"timestamp":${JSON.stringify(v.timestamp)}`);
-    for (const [k, m] of last)
-      if (!KNOWN.has(k)) parts.push(`${JSON.stringify(k)}:${line.slice(m.start, m.end)}`);
-    row[ROW.extra] = `{${parts.join(",")}}`;
+  let data: Member | undefined;
+  let extra: Member[] | undefined;
+  if (needSpans) {
+    for (const m of objectMembers(line) ?? []) {
+      const raw = () => {
+        const t = line.slice(m.start, m.end);
+        return t === "null" ? null : t;
+      };
+      // A key given twice: the last one wins, as in JSON.parse.
+      if (m.key === "data") {
+        data = m;
+        row[ROW.data] = raw();
+      } else if (m.key === "bindings") row[ROW.bindings] = raw();
+      else if (m.key === "error") row[ROW.error] = raw();
+      else if (unknown && !KNOWN.has(m.key)) (extra ??= []).push(m);
+    }
+  }
+  if (extra || !exactTime) {
+    const parts = new Map<string, string>();
+    if (!exactTime) parts.set("timestamp", JSON.stringify(v.timestamp));
+    for (const m of extra ?? []) parts.set(m.key, line.slice(m.start, m.end));
+    row[ROW.extra] = `{${[...parts].map(([k, t]) => `${JSON.stringify(k)}:${t}`).join(",")}}`;
   }
   for (let i = 0; i < promoted.length; i++) {
     const c = promoted[i]!;
-    row[13 + i] = promote(c, valueAt(v.data, c.path), () => {
-      const d = last.get("data");
-      const span = d ? pathSpan(line, c.path, d.start, d.end) : null;
-      return span ? line.slice(span.start, span.end) : null;
-    });
+    row.push(
+      promote(c, valueAt(v.data, c.path), () => {
+        const span = data ? pathSpan(line, c.path, data.start, data.end) : null;
+        return span ? line.slice(span.start, span.end) : null;
+      }),
+    );
   }
   return row;
 }

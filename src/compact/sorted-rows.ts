@@ -34,6 +34,9 @@ const DECODED_PER_BYTE = 8;
 
 class SliceOverflow extends Error {}
 
+/** Objects being downloaded at once while a slice is read (each ≤ 25 MiB decoded, usually ≤ 1 MiB). */
+const READ_AHEAD = 4;
+
 /** Slice bounds `[t0, t1)` over the hour so that each holds ≈ `budget` estimated bytes. */
 export function planSlices(
   sources: readonly ClaimedSource[],
@@ -125,12 +128,29 @@ async function readSlice(
   const found = new Map<number, ManifestSource>();
   const rejects: [string, number, string, string][] = [];
   let held = 0;
-  for (let i = 0; i < o.sources.length; i++) {
+  const overlapping: number[] = [];
+  for (let i = 0; i < o.sources.length; i++)
+    if (o.sources[i]!.minMs < t1 && o.sources[i]!.maxMs >= t0) overlapping.push(i);
+  // Up to READ_AHEAD objects are downloaded and decoded while earlier ones are parsed.
+  const pending = new Map<number, Promise<SourceLines>>();
+  const fetch = (k: number) => {
+    const i = overlapping[k];
+    if (i !== undefined && !pending.has(i)) {
+      const p = readSourceLines(o.calls, o.sources[i]!);
+      p.catch(() => {}); // awaited in order below; a failure there ends the slice
+      pending.set(i, p);
+    }
+  };
+  for (let k = 0; k < READ_AHEAD; k++) fetch(k);
+  for (let k = 0; k < overlapping.length; k++) {
+    const i = overlapping[k]!;
     const s = o.sources[i]!;
-    if (s.minMs >= t1 || s.maxMs < t0) continue;
     const homeAt = Math.max(s.minMs, o.hourMs);
     const home = homeAt >= t0 && homeAt < t1;
-    const read = await readSourceLines(o.calls, s);
+    fetch(k);
+    const read = await pending.get(i)!;
+    pending.delete(i);
+    fetch(k + READ_AHEAD);
     const seen = stats[i];
     if (home) found.set(i, accountFor(s, read));
     else if (!seen || seen.status !== read.status || seen.lines !== read.lines.length)

@@ -9,7 +9,7 @@
  * The whole object's lines are held (≤ 25 MiB decoded, the reader's cap) so that a retry
  * after a body broke half-way starts over without handing out a line twice.
  */
-import { FORMAT_VERSION_VALUE, META } from "../batch/object-key.js";
+import { FORMAT_VERSION_VALUE, META } from "../v1-format/object-key.js";
 import { gunzipLines } from "../reader/bounded-gunzip.js";
 import { StowageError, isStowageError } from "../shared/errors.js";
 import { OBJECT_MAX_COMPRESSED_BYTES, OBJECT_MAX_DECODED_BYTES } from "../shared/object-limits.js";

@@ -49,6 +49,12 @@ export interface ColumnSpec {
    * Honoured by the Parquet encoder; the text formats always read microseconds.
    */
   unit?: "millis";
+  /**
+   * Parquet: `false` never tries a dictionary for the column — for values that are unique row
+   * by row (ids, JSON payloads), where building one only to give it up costs time. Default:
+   * tried for text, JSON and 32-bit integers, kept when it pays.
+   */
+  dictionary?: boolean;
 }
 
 /** One row: values in column order. */

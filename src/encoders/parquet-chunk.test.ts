@@ -208,6 +208,29 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
     expect(encodings("i64")).not.toContain("RLE_DICTIONARY");
   });
 
+  it("a column declared without a dictionary stays PLAIN however much it repeats, and reads back", async () => {
+    const cols: ColumnSpec[] = [
+      { name: "on", kind: "string", sourceType: "text" },
+      { name: "off", kind: "string", sourceType: "text", dictionary: false },
+    ];
+    const f = await createFormat({ format: "parquet", compression: "zstd" });
+    const parts: Buffer[] = [];
+    const enc = await f.createEncoder(cols, {
+      write: async (c: Uint8Array) => void parts.push(Buffer.from(c)),
+    });
+    const values = Array.from({ length: 2000 }, (_, i) => [`v${i % 3}`, `v${i % 3}`]);
+    await enc.write(values);
+    await enc.finish();
+    const file = asArrayBuffer(Buffer.concat(parts));
+    const chunks = parquetMetadata(file).row_groups[0]!.columns;
+    const encodings = (name: string) =>
+      chunks.find((c) => c.meta_data!.path_in_schema[0] === name)!.meta_data!.encodings;
+    expect(encodings("on")).toContain("RLE_DICTIONARY");
+    expect(encodings("off")).not.toContain("RLE_DICTIONARY");
+    const back = await parquetReadObjects({ file, compressors });
+    expect(back.map((r) => [r.on, r.off])).toEqual(values);
+  });
+
   it("a dictionary that wins is kept to its limit; a column that lost it gives it up early", async () => {
     // Row groups of 10,000 rows (dictionary limit 2,500 values). `cycle` repeats 1,000 values
     // in order: more than half of its first 1,024 values are distinct, yet its dictionary

@@ -24,6 +24,8 @@ export interface ChunkColumn {
   /** Decimal scale when the values are decimal text stored as an unscaled integer. */
   scale?: number | undefined;
   typeLength?: number | undefined;
+  /** false: never try a dictionary for this column (see `ColumnSpec.dictionary`). */
+  dictionary?: boolean | undefined;
 }
 
 export type Codec = "ZSTD" | "SNAPPY" | "GZIP" | "UNCOMPRESSED";
@@ -216,7 +218,8 @@ export class ColumnChunkBuilder {
   ) {
     this.encode = plainWriter(col);
     const text = col.physical === "BYTE_ARRAY" && col.kind !== "bytes";
-    this.dictionaryKind = text || (col.physical === "INT32" && col.scale === undefined);
+    this.dictionaryKind =
+      col.dictionary !== false && (text || (col.physical === "INT32" && col.scale === undefined));
     this.dictionaryLimit = Math.max(16, Math.floor(maxRows * DICTIONARY_SHARE));
     this.ordered =
       col.physical !== "FIXED_LEN_BYTE_ARRAY" && col.kind !== "bytes" && col.kind !== "json";

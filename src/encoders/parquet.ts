@@ -238,6 +238,7 @@ function chunkColumn(c: ColumnSpec, e: SchemaElement): ChunkColumn {
     physical: e.type as ChunkColumn["physical"],
     scale: e.converted_type === "DECIMAL" ? (e.scale ?? 0) : undefined,
     typeLength: e.type_length,
+    dictionary: c.dictionary,
   };
 }
 

@@ -1,0 +1,266 @@
+/**
+ * Compaction benchmark (issue 32 §3, docs/compaction.md): a day of logs written by the real
+ * logger to a real MinIO (default 2,000,000 records over 24 hours, objects of ≤ 5,000
+ * records as the write path makes them) is compacted MinIO → MinIO by `stowage compact`
+ * (the built CLI, its own process) and, as the reference, by ClickHouse (chdb, its own
+ * process) doing the same conversion — `INSERT INTO FUNCTION s3(…/hour={_partition_id}/…,
+ * 'Parquet') SELECT … FROM s3(…v1 day…, 'JSONEachRow') ORDER BY timestamp` — in
+ * alternating rounds. Printed: records/s of both and the ratio, CPU µs per record (user +
+ * system, all threads) and peak RSS of each process (`/usr/bin/time`); then the bytes an
+ * engine downloads for level counts over the day (ClickHouse through a byte-counting proxy)
+ * from the Parquet vs from the v1 NDJSON, and objects per day before and after.
+ *
+ * Usage: node --import jiti/register bench/compact.ts [--records 2000000] [--hours 24] [--rounds 2]
+ * (`npm run bench -- compact`). `dist/` must be built (`npx tsc -p tsconfig.build.json`).
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { queryAsync } from "chdb";
+import { createLogger } from "../src/index.js";
+import { requestFields, positiveArg, rounds, summary } from "./_shared.js";
+import { minioStoreOf, startMinio, type RunningMinio } from "../test/support/minio-server.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const RECORDS = positiveArg("records", 2_000_000);
+const HOURS = Math.min(24, positiveArg("hours", 24));
+const ROUNDS = positiveArg("rounds", 2);
+const DAY = Date.UTC(2026, 10, 3);
+const H = 3_600_000;
+const LEVELS = ["info", "info", "info", "info", "info", "info", "debug", "warning", "error"];
+
+interface Measured {
+  wallS: number;
+  cpuS: number;
+  maxRssKiB: number;
+  stdout: string;
+}
+
+/** Runs a command under /usr/bin/time: wall, user + system CPU, peak RSS. */
+function timed(cmd: string, args: string[], env: Record<string, string>): Promise<Measured> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      "/usr/bin/time",
+      ["-f", "@@time %e %U %S %M", cmd, ...args],
+      { env: { ...process.env, ...env }, maxBuffer: 256 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const m = /@@time ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
+        if (err || !m)
+          return reject(new Error(`${cmd} ${args.join(" ")} failed: ${stderr.slice(-2000)}`));
+        resolve({
+          wallS: Number(m[1]),
+          cpuS: Number(m[2]) + Number(m[3]),
+          maxRssKiB: Number(m[4]),
+          stdout,
+        });
+      },
+    );
+  });
+}
+
+async function writeDay(m: RunningMinio, prefix: string): Promise<void> {
+  const log = createLogger({
+    console: false,
+    level: "debug",
+    service: "orders",
+    destination: "s3",
+    s3: {
+      bucket: m.bucket,
+      prefix,
+      region: m.region,
+      endpoint: m.endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+    },
+  });
+  const span = HOURS * H;
+  for (let i = 0; i < RECORDS; i++) {
+    const level = LEVELS[i % LEVELS.length]!;
+    const rec = {
+      timestamp: new Date(
+        DAY + Math.min(span - 1, Math.floor((i / RECORDS) * span) + (i % 997)),
+      ).toISOString(),
+      level: level as "info",
+      message: level === "error" ? "payment provider timed out" : "request completed",
+      data: requestFields(i),
+    };
+    await log.write(rec);
+    if (i % 50_000 === 49_999) await log.flush();
+  }
+  const r = await log.close();
+  if (!r.ok) throw new Error(`writing the day failed: ${JSON.stringify(r)}`);
+}
+
+/** A proxy in front of MinIO counting the response bytes it forwards. */
+async function byteCounter(target: string) {
+  const up = new URL(target);
+  let bytes = 0;
+  let gets = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const fwd = request(
+      { host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers },
+      (ur) => {
+        if (req.method === "GET") gets++;
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        ur.on("data", (c: Buffer) => (bytes += c.length));
+        ur.pipe(res);
+      },
+    );
+    fwd.on("error", () => res.socket?.destroy());
+    req.pipe(fwd);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    take: () => {
+      const out = { bytes, gets };
+      bytes = 0;
+      gets = 0;
+      return out;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+async function countKeys(m: RunningMinio, prefix: string, suffix: string): Promise<number> {
+  const store = minioStoreOf(m);
+  let n = 0;
+  let token: string | undefined;
+  do {
+    const page = await store.list({ prefix, continuationToken: token });
+    n += page.entries.filter((e) => e.key.endsWith(suffix)).length;
+    token = page.nextContinuationToken;
+  } while (token);
+  store.close();
+  return n;
+}
+
+const CH_SCRIPT = `
+// The synchronous query: a process that ends after queryAsync over s3() dies of SIGSEGV in
+// chdb 3.4.0's teardown (the query itself completes), which would hide a real failure.
+const { query } = require("chdb");
+const [url, key, secret, src, dst] = process.argv.slice(1);
+query(\`INSERT INTO FUNCTION s3('\${url}/\${dst}/hour={_partition_id}/part.parquet', '\${key}', '\${secret}', 'Parquet')
+  PARTITION BY toHour(timestamp)
+  SELECT parseDateTime64BestEffort(timestamp, 3, 'UTC') AS timestamp, level, message, service, caller, traceId, spanId, data, bindings, error
+  FROM s3('\${url}/\${src}', '\${key}', '\${secret}', 'JSONEachRow',
+          'timestamp String, level String, message String, service Nullable(String), caller Nullable(String), traceId Nullable(String), spanId Nullable(String), data Nullable(String), bindings Nullable(String), error Nullable(String)')
+  ORDER BY timestamp
+  SETTINGS output_format_parquet_compression_method = 'zstd', s3_truncate_on_insert = 1, input_format_json_read_objects_as_strings = 1\`, "CSV");
+`;
+
+async function main(): Promise<void> {
+  if (!existsSync(join(ROOT, "dist", "index.js")))
+    throw new Error("dist/ is missing: run `npx tsc -p tsconfig.build.json` first");
+  const m = await startMinio();
+  const prefix = `bench/compact-${Date.now()}`;
+  const t0 = performance.now();
+  await writeDay(m, prefix);
+  const v1Objects = await countKeys(m, `${prefix}/v1/`, ".ndjson.gz");
+  console.log(
+    `wrote ${RECORDS.toLocaleString()} records over ${HOURS} hour(s) of 2026-11-03 in ${v1Objects} v1 objects (${((performance.now() - t0) / 1000).toFixed(1)} s, the real logger at defaults)`,
+  );
+  const env = { BENCH_AK: m.accessKeyId, BENCH_SK: m.secretAccessKey };
+  const runs: Record<string, Measured[]> = { stowage: [], clickhouse: [] };
+  const results = await rounds(ROUNDS, {
+    stowage: async (k) => {
+      const r = await timed(
+        process.execPath,
+        [
+          join(ROOT, "bin", "stowage.js"),
+          "compact",
+          "--source",
+          `s3://${m.bucket}/${prefix}`,
+          "--endpoint",
+          m.endpoint,
+          "--region",
+          m.region,
+          "--force-path-style",
+          "--access-key-env",
+          "BENCH_AK",
+          "--secret-key-env",
+          "BENCH_SK",
+          "--dest",
+          `${prefix}/parquet-${k < 0 ? "warm" : k}`,
+          "--from",
+          new Date(DAY).toISOString(),
+          "--to",
+          new Date(DAY + 24 * H).toISOString(),
+          "--settle",
+          "0",
+          "--json",
+        ],
+        env,
+      );
+      const s = JSON.parse(r.stdout) as { ok: boolean; totals: { rows: number } };
+      if (!s.ok || s.totals.rows !== RECORDS)
+        throw new Error(`stowage compact round ${k}: ok=${s.ok}, ${s.totals.rows} rows`);
+      if (k >= 0) runs.stowage!.push(r);
+      return RECORDS / r.wallS;
+    },
+    clickhouse: async (k) => {
+      const r = await timed(
+        process.execPath,
+        [
+          "-e",
+          CH_SCRIPT,
+          m.endpoint + "/" + m.bucket,
+          m.accessKeyId,
+          m.secretAccessKey,
+          `${prefix}/v1/2026/11/03/*/*.ndjson.gz`,
+          `${prefix}/chparquet-${k < 0 ? "warm" : k}`,
+        ],
+        { NODE_PATH: join(ROOT, "node_modules") },
+      );
+      if (k >= 0) runs.clickhouse!.push(r);
+      return RECORDS / r.wallS;
+    },
+  });
+  const med = (xs: number[]) => summary(xs).median;
+  const ours = med(results.stowage!);
+  const ref = med(results.clickhouse!);
+  console.log(
+    `\n-- compaction MinIO → MinIO, ${RECORDS.toLocaleString()} records, ${ROUNDS} alternating rounds (each a fresh process)`,
+  );
+  for (const [name, xs] of Object.entries(results)) {
+    const { min, median } = summary(xs);
+    const r = runs[name]!;
+    const cpu = med(r.map((x) => (x.cpuS * 1e6) / RECORDS));
+    const rss = Math.max(...r.map((x) => x.maxRssKiB)) / 1024;
+    console.log(
+      `${name.padEnd(11)} records/s min ${Math.round(min).toLocaleString().padStart(9)}  median ${Math.round(median).toLocaleString().padStart(9)}   CPU ${cpu.toFixed(2)} µs/record   peak RSS ${rss.toFixed(0)} MiB`,
+    );
+  }
+  console.log(`ratio stowage / ClickHouse: ${(ours / ref).toFixed(2)}× (target ≥ 0.5×)`);
+
+  // What an engine reads for level counts over the day: Parquet vs the v1 NDJSON.
+  const proxy = await byteCounter(m.endpoint);
+  const s3 = (glob: string, fmt: string) =>
+    `s3('${proxy.url}/${m.bucket}/${glob}', '${m.accessKeyId}', '${m.secretAccessKey}', '${fmt}')`;
+  const q = async (sql: string) => {
+    const res = await queryAsync(sql, { format: "JSONEachRow" });
+    return { text: res.text().trim(), ...proxy.take() };
+  };
+  const pq = await q(
+    `SELECT level, count() AS n FROM ${s3(`${prefix}/parquet-0/dt=2026-11-03/hour=*/*.parquet`, "Parquet")} GROUP BY level ORDER BY level`,
+  );
+  const nd = await q(
+    `SELECT level, count() AS n FROM ${s3(`${prefix}/v1/2026/11/03/*/*.ndjson.gz`, "JSONEachRow")} GROUP BY level ORDER BY level`,
+  );
+  if (pq.text !== nd.text) throw new Error(`the answers differ:\n${pq.text}\n---\n${nd.text}`);
+  const parts = await countKeys(m, `${prefix}/parquet-0/dt=`, ".parquet");
+  const mib = (n: number) => (n / 1024 / 1024).toFixed(2);
+  console.log(
+    `\n-- level counts over the day through ClickHouse (the same answer from both):\n` +
+      `Parquet ${mib(pq.bytes)} MiB in ${pq.gets} GETs, v1 NDJSON ${mib(nd.bytes)} MiB in ${nd.gets} GETs: ` +
+      `${(pq.bytes / nd.bytes).toFixed(3)}× (target ≤ 0.05×)\n` +
+      `objects per day: ${v1Objects} v1 objects before, ${parts} Parquet parts after (${(v1Objects / parts).toFixed(0)}× fewer)`,
+  );
+  await proxy.close();
+  await m.stop();
+}
+
+await main();
