@@ -7,6 +7,7 @@
  * versioning is on (a lock protects versions; an overwrite or a deletion is seen
  * by `stowage verify` only among versions).
  */
+import type { ObjectLockSpec, ResolvedS3Destination } from "../config/destination.js";
 import { sleep } from "../shared/abort.js";
 import { randomHex } from "../shared/ids.js";
 import {
@@ -18,7 +19,7 @@ import { classifyError } from "../store/classify-error.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { compactionCheck } from "./compaction-check.js";
 import { analyseLifecycle } from "./lifecycle.js";
-import type { CheckResult, DoctorTarget } from "./types.js";
+import type { CheckOutcome, CheckResult, DoctorTarget } from "./types.js";
 
 const PROBE_LOCK_MS = 2_000;
 
@@ -135,65 +136,72 @@ async function lockChecks(
   const d = target.destination;
   if (d.type !== "s3" || !d.objectLock) return [];
   const name = `Object Lock (${d.objectLock.mode}, ${d.objectLock.retainDays} d)${suffix}`;
+  const enabled = await lockEnabledOutcome(d.bucket, store, signal);
+  return [{ name, ...(enabled.ok ? await lockProbe(d, d.objectLock, store, signal) : enabled) }];
+}
+
+/** The bucket has Object Lock enabled (readable with s3:GetBucketObjectLockConfiguration). */
+async function lockEnabledOutcome(
+  bucket: string,
+  store: ObjectStore,
+  signal: AbortSignal,
+): Promise<CheckOutcome> {
   try {
-    if (!(await getBucketObjectLockEnabled(store, signal)))
-      return [
-        {
-          name,
-          ok: false,
-          category: "capability missing",
-          detail: `bucket ${d.bucket} does not have Object Lock enabled, and the config asks every object to be locked`,
-          hint: "create the bucket with Object Lock enabled (aws s3api create-bucket --object-lock-enabled-for-bucket), or remove object_lock from the config",
-        },
-      ];
+    if (await getBucketObjectLockEnabled(store, signal)) return { ok: true };
+    return {
+      ok: false,
+      category: "capability missing",
+      detail: `bucket ${bucket} does not have Object Lock enabled, and the config asks every object to be locked`,
+      hint: "create the bucket with Object Lock enabled (aws s3api create-bucket --object-lock-enabled-for-bucket), or remove object_lock from the config",
+    };
   } catch (err) {
     const c = classifyError(err);
-    return [
-      {
-        name,
-        ok: false,
-        category: c.category === "auth" ? "auth error" : "connectivity error",
-        detail: `could not read the bucket's Object Lock configuration (${c.code})`,
-        hint: "grant s3:GetBucketObjectLockConfiguration (see stowage policy --role writer)",
-      },
-    ];
+    return {
+      ok: false,
+      category: c.category === "auth" ? "auth error" : "connectivity error",
+      detail: `could not read the bucket's Object Lock configuration (${c.code})`,
+      hint: "grant s3:GetBucketObjectLockConfiguration (see stowage policy --role writer)",
+    };
   }
+}
+
+/** This writer may set the configured retention: a probe locked for two seconds, then removed by version. */
+async function lockProbe(
+  d: ResolvedS3Destination,
+  lock: ObjectLockSpec,
+  store: ObjectStore,
+  signal: AbortSignal,
+): Promise<CheckOutcome> {
   const key = `${d.prefix ? `${d.prefix}/` : ""}.stowage-doctor/${new Date().toISOString().replace(/[:.]/g, "")}-${randomHex(12)}.lock`;
   const retainUntil = new Date(Math.ceil((Date.now() + PROBE_LOCK_MS) / 1000) * 1000);
   let versionId: string | undefined;
   try {
     const put = await store.put(key, "stowage doctor lock probe\n", {
       ifNoneMatch: "*",
-      objectLock: { mode: d.objectLock.mode, retainUntil },
+      objectLock: { mode: lock.mode, retainUntil },
       signal,
     });
     versionId = put.versionId;
     const head = await store.head(key, { signal });
     if (!head.objectLock)
-      return [
-        {
-          name,
-          ok: false,
-          category: "capability missing",
-          detail: "a PUT with Object Lock headers was accepted but the object came back unlocked",
-        },
-      ];
+      return {
+        ok: false,
+        category: "capability missing",
+        detail: "a PUT with Object Lock headers was accepted but the object came back unlocked",
+      };
   } catch (err) {
     const c = classifyError(err);
-    return [
-      {
-        name,
-        ok: false,
-        category: c.category === "auth" ? "auth error" : "capability missing",
-        detail: `this writer cannot set a ${d.objectLock.mode} retention (${c.code}${c.status ? `, HTTP ${c.status}` : ""})`,
-        hint: "grant s3:PutObjectRetention on the prefix (stowage policy --role writer adds it)",
-      },
-    ];
+    return {
+      ok: false,
+      category: c.category === "auth" ? "auth error" : "capability missing",
+      detail: `this writer cannot set a ${lock.mode} retention (${c.code}${c.status ? `, HTTP ${c.status}` : ""})`,
+      hint: "grant s3:PutObjectRetention on the prefix (stowage policy --role writer adds it)",
+    };
   } finally {
     // The probe's retention is two seconds: wait it out, then remove that version for good.
     const wait = retainUntil.getTime() + 250 - Date.now();
     if (wait > 0) await sleep(wait, signal).catch(() => undefined);
     await store.delete(key, { signal, versionId }).catch(() => undefined);
   }
-  return [{ name, ok: true }];
+  return { ok: true };
 }
