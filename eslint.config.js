@@ -33,7 +33,7 @@ const NOT_RETRY_WAITS = {
     "`logs --follow` polls intervalMs apart (the waiting is the work); each poll's requests retry through retry-policy under its grant",
 };
 
-// DESIGN.md: shared ← record, config ← store, batch ← delivery, spool ← logger, reader,
+// DESIGN.md: shared ← v1-format (the v1 object format as data, both sides use it) ← record, config ← store, batch ← delivery, spool ← logger, reader,
 // export, doctor, verify ← studio ← cli. A module imports only from lower layers; siblings in a
 // layer do not import each other, except spool → delivery (spool implements the buffer
 // interface delivery defines). demo/ (the sample workload of `stowage demo`) and bridges/
@@ -46,6 +46,7 @@ const NOT_RETRY_WAITS = {
 // doctor/ and verify/ sit above it, because they read compaction's layout and manifests.
 const LAYERS = [
   ["shared"],
+  ["v1-format"],
   ["record", "config"],
   ["store", "batch"],
   ["delivery", "spool", "connectors", "encoders"],
@@ -83,9 +84,10 @@ function layerZones() {
       message: "studio/ reads through reader/; it never imports the write path.",
     },
     {
-      target: "./src/reader",
-      from: ["./src/delivery", "./src/spool", "./src/connectors"],
-      message: "reader/ never imports the write path.",
+      target: ["./src/reader", "./src/verify", "./src/compact", "./src/studio"],
+      from: ["./src/batch", "./src/delivery", "./src/spool", "./src/connectors"],
+      message:
+        "the read side (reader/, verify/, compact/, studio/) never imports the write path: the v1 format it shares with the writer is v1-format/.",
     },
     {
       target: "./src/verify",

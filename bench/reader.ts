@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { createGunzip } from "node:zlib";
 import { createLogger } from "../src/index.js";
 import { openSource, type LoadResult } from "../src/reader/index.js";
-import { hourPrefix, parseObjectKey } from "../src/batch/object-key.js";
+import { hourPrefix, parseObjectKey } from "../src/v1-format/object-key.js";
 import { demoRecords } from "../src/demo/workload.js";
 import { spreadRecords, writeV1, type FixtureRecord } from "../test/reader-fixtures.js";
 import { minioStoreOf, startMinio, type RunningMinio } from "../test/support/minio-server.js";

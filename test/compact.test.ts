@@ -13,7 +13,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../src/index.js";
 import { compactLogs } from "../src/compact/index.js";
-import { formatObjectKey, objectMetadata } from "../src/batch/object-key.js";
+import { formatObjectKey, objectMetadata } from "../src/v1-format/object-key.js";
 import { ulid } from "../src/shared/ids.js";
 import { parquetRowCount } from "../src/encoders/parquet-footer.js";
 import type { ObjectStore } from "../src/store/object-store.js";

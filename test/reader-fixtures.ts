@@ -9,7 +9,7 @@ import {
   formatObjectKey,
   objectMetadata,
   utcHourStart,
-} from "../src/batch/object-key.js";
+} from "../src/v1-format/object-key.js";
 import type { ObjectStore } from "../src/store/object-store.js";
 import { ulid } from "../src/shared/ids.js";
 

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { hourPrefix } from "../src/batch/object-key.js";
+import { hourPrefix } from "../src/v1-format/object-key.js";
 import {
   createSource,
   type Follow,

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/index.js";
-import { parseObjectKey } from "../src/batch/object-key.js";
+import { parseObjectKey } from "../src/v1-format/object-key.js";
 import { verifyLogs } from "../src/verify/verify-logs.js";
 import { startFaultProxy, type FaultProxy } from "./support/fault-proxy.js";
 import { freshBucket, minio, minioStore, uniquePrefix } from "./support/minio.js";

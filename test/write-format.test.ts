@@ -1,7 +1,7 @@
 /** SPEC §3.4 format conformance of what the real logger writes, on MinIO and on the local store. */
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/index.js";
-import { parseObjectKey } from "../src/batch/object-key.js";
+import { parseObjectKey } from "../src/v1-format/object-key.js";
 import type { ObjectStore } from "../src/store/object-store.js";
 import { localConfig, s3Config, s3Reader } from "./support/loggers.js";
 import { listAll, readBack } from "./support/read-back.js";

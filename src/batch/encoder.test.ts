@@ -1,7 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { encodeBatch, encodeBatchAsync, encodeV1Object, encodeV1ObjectAsync } from "./encoder.js";
-import { parseObjectKey } from "./object-key.js";
+import { parseObjectKey } from "../v1-format/object-key.js";
 
 const lines = ['{"message":"a"}', '{"message":"é ünïcode 😀"}', '{"message":"c"}'];
 const batch = { lines, minMs: 100, maxMs: 300 };

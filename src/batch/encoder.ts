@@ -6,7 +6,7 @@
 import { constants, gzip, gzipSync } from "node:zlib";
 import { StowageError } from "../shared/errors.js";
 import { ulid } from "../shared/ids.js";
-import { formatObjectKey, objectMetadata } from "./object-key.js";
+import { formatObjectKey, objectMetadata } from "../v1-format/object-key.js";
 
 /** Default gzip level: ~105 MB/s and ratio ~7 on 330-byte lines (level 1: ~210 MB/s, ratio ~5.5). */
 export const DEFAULT_GZIP_LEVEL = 6;

@@ -15,7 +15,7 @@
 import { idleTimer } from "../shared/abort.js";
 import { StowageError } from "../shared/errors.js";
 import type { BufferPool } from "./buffer-pool.js";
-import { MAX_EPOCH_MS, utcHourStart } from "./object-key.js";
+import { MAX_EPOCH_MS, utcHourStart } from "../v1-format/object-key.js";
 import { utf8Write } from "../shared/buffer-text.js";
 
 export type SealReason = "bytes" | "records" | "interval" | "flush";

@@ -19,7 +19,7 @@
  */
 import type { ObjectLockSpec } from "../config/destination.js";
 import { lineBytes } from "../batch/hour-batcher.js";
-import { MAX_EPOCH_MS } from "../batch/object-key.js";
+import { MAX_EPOCH_MS } from "../v1-format/object-key.js";
 import { sleep } from "../shared/abort.js";
 import { armBeforeExit, disarmBeforeExit } from "../shared/before-exit.js";
 import { StowageError } from "../shared/errors.js";

@@ -7,7 +7,7 @@
  * - a folder's state only moves forward: unknown → discovered; an hour found empty is
  *   `listed` with an empty queue and costs nothing more.
  */
-import { hourPrefix } from "../batch/object-key.js";
+import { hourPrefix } from "../v1-format/object-key.js";
 import type { AheadGet } from "./get-ahead.js";
 import type { ObjectTarget } from "./object-reader.js";
 

@@ -14,7 +14,7 @@
  *   it within that time is still shown;
  * - memory is bounded by the watched hours: what is known of an hour goes with it.
  */
-import { HOUR_MS, utcHourStart } from "../batch/object-key.js";
+import { HOUR_MS, utcHourStart } from "../v1-format/object-key.js";
 import type { HourState, QueuedObject } from "./hour-walk.js";
 import { MAX_RANGE_MS } from "./limits.js";
 

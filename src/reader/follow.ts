@@ -14,7 +14,7 @@
  *   an `outage` event says so once, a `recovered` event when a poll gets through again;
  * - waits hold the process open (shared/abort.ts `sleep`): following is the work itself.
  */
-import { HOUR_MS, utcHourStart } from "../batch/object-key.js";
+import { HOUR_MS, utcHourStart } from "../v1-format/object-key.js";
 import { sleep } from "../shared/abort.js";
 import { isStowageError, StowageError } from "../shared/errors.js";
 import { retryDelayMs, type RetryPolicyOptions } from "../store/retry-policy.js";

@@ -19,7 +19,7 @@
  */
 import type { GetResult, ObjectStore } from "../store/object-store.js";
 import type { Grant } from "./grant.js";
-import { META } from "../batch/object-key.js";
+import { META } from "../v1-format/object-key.js";
 import { OBJECT_MAX_COMPRESSED_BYTES } from "./limits.js";
 import { decodeObject, type ObjectTarget, type ReadContext } from "./object-reader.js";
 

@@ -13,7 +13,7 @@
  * - a LIST sent ahead joins the folder it belongs to; the walk still consumes hours
  *   strictly in order, so the result order never depends on which reply came first.
  */
-import { parseObjectKey } from "../batch/object-key.js";
+import { parseObjectKey } from "../v1-format/object-key.js";
 import type { ListEntry, ListOptions, ListPage, ObjectStore } from "../store/object-store.js";
 import { afterFolder, beforeFolder, buildFolders } from "./folders.js";
 import type { DayState, HourState, MonthState } from "./folders.js";

@@ -18,7 +18,7 @@
 import type { GetResult, ObjectStore } from "../store/object-store.js";
 import { ClassifiedFailure } from "../store/classify-error.js";
 import { isStowageError } from "../shared/errors.js";
-import { META, FORMAT_VERSION_VALUE, parseObjectKey } from "../batch/object-key.js";
+import { META, FORMAT_VERSION_VALUE, parseObjectKey } from "../v1-format/object-key.js";
 import { lockProblems, lockUntil } from "../store/object-lock.js";
 import { gunzipLines, type GunzipOutcome } from "./bounded-gunzip.js";
 import type { AheadGet } from "./get-ahead.js";

@@ -9,7 +9,7 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { normalizePrefix } from "../batch/object-key.js";
+import { normalizePrefix } from "../v1-format/object-key.js";
 import type { ObjectLockSpec, ResolvedS3Destination } from "../config/destination.js";
 import { s3SourceDestination } from "../config/s3-source.js";
 import type { CredentialIdentity, CredentialProvider } from "../config/destination-schema.js";

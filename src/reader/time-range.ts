@@ -2,7 +2,7 @@
  * Time ranges of a query (SPEC §5.2): parsing `from`/`to` (Date, epoch ms, ISO,
  * or relative like `2h` for the CLI), the 7-day ceiling, and the UTC hours to list.
  */
-import { HOUR_MS, utcHourStart } from "../batch/object-key.js";
+import { HOUR_MS, utcHourStart } from "../v1-format/object-key.js";
 import { StowageError } from "../shared/errors.js";
 import { MAX_RANGE_MS } from "./limits.js";
 

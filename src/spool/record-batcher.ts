@@ -8,7 +8,7 @@
  * lines first, so a seal of n lines takes the first n ids.
  */
 import { HourBatcher, lineBytes, type HourBatch } from "../batch/hour-batcher.js";
-import { utcHourStart } from "../batch/object-key.js";
+import { utcHourStart } from "../v1-format/object-key.js";
 
 export interface SealedRecords {
   ids: number[];

@@ -17,7 +17,7 @@
  * - a group keeps its lines until the worker confirms it (bounded by maxQueueBytes).
  */
 import { lineBytes } from "../batch/hour-batcher.js";
-import { objectMetadata } from "../batch/object-key.js";
+import { objectMetadata } from "../v1-format/object-key.js";
 import type { BufferHost, DeliveryBuffer, FailureCause } from "../delivery/buffer.js";
 import type { SealedBatch } from "../delivery/sealed-batch.js";
 import { waitWithTimeout } from "../delivery/wait.js";

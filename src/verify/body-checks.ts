@@ -8,7 +8,7 @@
  */
 import { StringDecoder } from "node:string_decoder";
 import { createGunzip } from "node:zlib";
-import { META } from "../batch/object-key.js";
+import { META } from "../v1-format/object-key.js";
 import { isStowageError } from "../shared/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { withRetry, type RetryPolicyOptions } from "../store/retry-policy.js";

@@ -10,7 +10,7 @@ import {
   FORMAT_VERSION_VALUE,
   META,
   type ObjectKeyParts,
-} from "../batch/object-key.js";
+} from "../v1-format/object-key.js";
 import type { ObjectLockSpec } from "../config/destination.js";
 import { lockProblems, lockUntil } from "../store/object-lock.js";
 import type { ObjectInfo, VersionEntry } from "../store/object-store.js";

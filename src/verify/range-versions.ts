@@ -7,7 +7,7 @@
  * hour folder was 721 (issue 31 §2). Versions, not keys: an overwrite (a second
  * version) or a deletion (a delete marker) is visible here and nowhere else.
  */
-import { hourPrefix, utcHourStart } from "../batch/object-key.js";
+import { hourPrefix, utcHourStart } from "../v1-format/object-key.js";
 import type { ListVersionsOptions, VersionEntry, VersionsPage } from "../store/object-store.js";
 
 /** One key of the range and its versions and delete markers, newest first. */

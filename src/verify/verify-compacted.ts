@@ -8,7 +8,7 @@
  * re-hashed, and its footer's row count compared with the manifest.
  */
 import { createHash } from "node:crypto";
-import { HOUR_MS } from "../batch/object-key.js";
+import { HOUR_MS } from "../v1-format/object-key.js";
 import {
   parseManifest,
   parseOutputKey,

@@ -6,7 +6,7 @@
  * Storage failures are retried by the one retry policy; a call that still fails ends
  * the run with the error ("could not verify"), never as a finding.
  */
-import { HOUR_MS, parseObjectKey, utcHourStart } from "../batch/object-key.js";
+import { HOUR_MS, parseObjectKey, utcHourStart } from "../v1-format/object-key.js";
 import type { ObjectLockSpec } from "../config/destination.js";
 import { VERIFY_RETRY } from "../config/retry-defaults.js";
 import type { ListVersionsOptions, ObjectStore } from "../store/object-store.js";

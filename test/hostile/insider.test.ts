@@ -17,7 +17,7 @@ import {
   CONTENT_TYPE,
   hourPrefix,
   utcHourStart,
-} from "../../src/batch/object-key.js";
+} from "../../src/v1-format/object-key.js";
 import { createSource } from "../../src/reader/index.js";
 import { startStudio } from "../../src/studio/index.js";
 import type { LoadResponse } from "../../src/studio/api-types.js";

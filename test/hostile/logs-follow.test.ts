@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hourPrefix, utcHourStart } from "../../src/batch/object-key.js";
+import { hourPrefix, utcHourStart } from "../../src/v1-format/object-key.js";
 import { minio, minioStore, uniquePrefix } from "../support/minio.js";
 import { startFollower, type Proc } from "../support/procs.js";
 import { putBatch } from "../reader-fixtures.js";
