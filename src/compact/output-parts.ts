@@ -36,7 +36,8 @@ export interface OutputPartsOptions {
 }
 
 const ENCODE_BATCH = 1024;
-const PART_SIZE = 8 * 1024 * 1024;
+/** S3's smallest part: parts are held while they upload, (QUEUE_SIZE + 1) of them. */
+const PART_SIZE = 5 * 1024 * 1024;
 const QUEUE_SIZE = 2;
 
 class HashSink implements ByteSink {

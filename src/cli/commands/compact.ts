@@ -85,7 +85,7 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
       [],
     )
     .option("--file-rows <n>", "rows per Parquet part at most (default 2,097,152)")
-    .option("--row-group-rows <n>", "rows per row group at most (default 131,072)")
+    .option("--row-group-rows <n>", "rows per row group at most (default 65,536)")
     .option("--json", "print a JSON summary on stdout");
   addSourceFlags(cmd).action(async (flags: CompactFlags) => {
     const { StowageError } = await import("../../shared/errors.js");
