@@ -1,2 +1,2 @@
 /** `stowage/s3`: the former name of `stowage/spool`, kept as an alias exporting the same. Re-exports only. */
-export * from "./spool-tools.js";
+export * from "./spool.js";
