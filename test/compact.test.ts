@@ -159,6 +159,7 @@ describe("compactLogs on a local-directory store", () => {
       }),
       line(hour + 4000 * H, 4), // outside the hour and the key's range
       `{"timestamp":"${new Date(hour + 2).toISOString()}","level":"info","message":"cut off`,
+      `{"timestamp":"${new Date(hour + 2).toISOString()}","level":"info","timestamp":"${new Date(hour + 3).toISOString()}"}`,
     ];
     const key = await putV1(store, "", hour + 1, hour + 3, lines);
     await store.put(`v1/2026/11/03/05/README.txt`, "not a log object");
@@ -172,13 +173,15 @@ describe("compactLogs on a local-directory store", () => {
     });
     const h = out.hours[0]!;
     expect(h.foreign).toEqual(["v1/2026/11/03/05/README.txt"]);
-    expect(h.generations[0]).toMatchObject({ lines: 9, rows: 3, rejected: 6 });
+    expect(h.generations[0]).toMatchObject({ lines: 10, rows: 3, rejected: 7 });
     const manifestKey = "parquet/_stowage/dt=2026-11-03/hour=05/manifest-000001.json";
     const manifest = JSON.parse(await text(store, manifestKey)) as {
       rejects: { key: string; lines: number };
       sources: { key: string; lines: number; rows: number; rejected: number; status: string }[];
     };
-    expect(manifest.sources).toMatchObject([{ key, lines: 9, rows: 3, rejected: 6, status: "ok" }]);
+    expect(manifest.sources).toMatchObject([
+      { key, lines: 10, rows: 3, rejected: 7, status: "ok" },
+    ]);
     const rejected = gunzipSync(await bytes(store, manifest.rejects.key))
       .toString("utf8")
       .trim()
@@ -191,6 +194,7 @@ describe("compactLogs on a local-directory store", () => {
       [5, "timestamp is not ISO-8601 with a zone", lines[4]],
       [8, "timestamp outside its object's key range", lines[7]],
       [9, "not JSON", lines[8]],
+      [10, "two timestamp fields", lines[9]],
     ]);
     const glob = join(config.local.path, "parquet/dt=*/hour=*/*.parquet");
     const got = await duck(

@@ -25,9 +25,36 @@ const KNOWN = new Set([
 ]);
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 
+const digit = (t: string, i: number) => {
+  const c = t.charCodeAt(i);
+  return c >= 48 && c <= 57;
+};
+
+/** `YYYY-MM-DDTHH:MM:SS.mmmZ` (what `toISOString` writes), checked char by char. */
+function canonicalShape(t: string): boolean {
+  if (t.length !== 24) return false;
+  for (let i = 0; i < 24; i++) {
+    const c = t.charCodeAt(i);
+    const want =
+      i === 4 || i === 7
+        ? 45
+        : i === 10
+          ? 84
+          : i === 13 || i === 16
+            ? 58
+            : i === 19
+              ? 46
+              : i === 23
+                ? 90
+                : 0;
+    if (want ? c !== want : !digit(t, i)) return false;
+  }
+  return true;
+}
+
 /** Epoch ms of an ISO-8601 timestamp with a zone, or NaN. */
 export function isoMs(text: string): number {
-  return ISO.test(text) ? Date.parse(text) : NaN;
+  return canonicalShape(text) || ISO.test(text) ? Date.parse(text) : NaN;
 }
 
 /**

@@ -176,16 +176,20 @@ async function readSlice(
       // is parsed by every slice reading its object and rejected only in its home slice.
       const fast = fastMs(text);
       if (fast !== undefined) {
-        if (fast < s.minMs || fast > s.maxMs) {
+        if (fast.ms < s.minMs || fast.ms > s.maxMs) {
           if (home) reject(lineNo, "timestamp outside its object's key range", text);
           continue;
         }
-        if (fast < t0 || fast >= t1) continue;
+        if (fast.ms < t0 || fast.ms >= t1) continue;
       }
-      const p = parseLine(text, fast);
+      const p = parseLine(text, fast?.ms);
       const reason =
         p.reject ??
-        (p.ms < s.minMs || p.ms > s.maxMs ? "timestamp outside its object's key range" : undefined);
+        (fast !== undefined && p.value.timestamp !== fast.ts
+          ? "two timestamp fields"
+          : p.ms < s.minMs || p.ms > s.maxMs
+            ? "timestamp outside its object's key range"
+            : undefined);
       if (reason !== undefined) {
         if (home || fast !== undefined) reject(lineNo, reason, text);
         continue;
@@ -220,16 +224,18 @@ async function readSlice(
 const TS_HEAD = '{"timestamp":"';
 
 /**
- * The ms of a line written as Stowage writes it — `{"timestamp":"<ISO>",…` with no other
- * `"timestamp":` key anywhere (JSON.parse would take the last one) — without parsing it;
- * undefined for any other line (it is parsed to be placed).
+ * The ms of a line written as Stowage writes it — `{"timestamp":"<ISO>",…` — read from its
+ * first field without parsing it; undefined for any other line (it is parsed to be placed).
+ * A line with a second top-level `timestamp` (JSON.parse takes the last) is found when the
+ * slice of this first one parses it, and rejected there.
  */
-function fastMs(text: string): number | undefined {
+function fastMs(text: string): { ms: number; ts: string } | undefined {
   if (!text.startsWith(TS_HEAD)) return undefined;
   const end = text.indexOf('"', TS_HEAD.length);
-  if (end < 0 || text.indexOf('"timestamp":', end) >= 0) return undefined;
-  const ms = isoMs(text.slice(TS_HEAD.length, end));
-  return Number.isFinite(ms) ? ms : undefined;
+  if (end < 0) return undefined;
+  const ts = text.slice(TS_HEAD.length, end);
+  const ms = isoMs(ts);
+  return Number.isFinite(ms) ? { ms, ts } : undefined;
 }
 
 function accountFor(s: ClaimedSource, read: SourceLines): ManifestSource {
