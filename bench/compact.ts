@@ -125,17 +125,21 @@ async function byteCounter(target: string) {
   };
 }
 
-async function countKeys(m: RunningMinio, prefix: string, suffix: string): Promise<number> {
+async function sizeOf(m: RunningMinio, prefix: string, suffix: string) {
   const store = minioStoreOf(m);
   let n = 0;
+  let bytes = 0;
   let token: string | undefined;
   do {
     const page = await store.list({ prefix, continuationToken: token });
-    n += page.entries.filter((e) => e.key.endsWith(suffix)).length;
+    for (const e of page.entries.filter((x) => x.key.endsWith(suffix))) {
+      n++;
+      bytes += e.size;
+    }
     token = page.nextContinuationToken;
   } while (token);
   store.close();
-  return n;
+  return { n, bytes };
 }
 
 const CH_SCRIPT = `
@@ -159,7 +163,8 @@ async function main(): Promise<void> {
   const prefix = `bench/compact-${Date.now()}`;
   const t0 = performance.now();
   await writeDay(m, prefix);
-  const v1Objects = await countKeys(m, `${prefix}/v1/`, ".ndjson.gz");
+  const v1 = await sizeOf(m, `${prefix}/v1/`, ".ndjson.gz");
+  const v1Objects = v1.n;
   console.log(
     `wrote ${RECORDS.toLocaleString()} records over ${HOURS} hour(s) of 2026-11-03 in ${v1Objects} v1 objects (${((performance.now() - t0) / 1000).toFixed(1)} s, the real logger at defaults)`,
   );
@@ -271,7 +276,9 @@ async function main(): Promise<void> {
   for (const other of [pqSeek, nd, ch])
     if (other.text !== pq.text)
       throw new Error(`the answers differ:\n${pq.text}\n---\n${other.text}`);
-  const parts = await countKeys(m, `${prefix}/parquet-0/dt=`, ".parquet");
+  const pqSize = await sizeOf(m, `${prefix}/parquet-0/dt=`, ".parquet");
+  const chSize = await sizeOf(m, `${prefix}/chparquet-0/`, ".parquet");
+  const parts = pqSize.n;
   const mib = (n: number) => (n / 1024 / 1024).toFixed(2);
   const line = (name: string, r: typeof pq) =>
     `${name.padEnd(44)} network ${mib(r.bytes).padStart(8)} MiB in ${String(r.gets).padStart(4)} GETs (${(r.bytes / nd.bytes).toFixed(3)}×)   ClickHouse read_bytes ${mib(r.readBytes).padStart(8)} MiB (${(r.readBytes / nd.readBytes).toFixed(4)}×)`;
@@ -280,7 +287,8 @@ async function main(): Promise<void> {
       `${line("v1 NDJSON (gzip)", nd)}\n${line("stowage Parquet", pq)}\n` +
       `${line("stowage Parquet, remote_read_min_bytes_for_seek=0", pqSeek)}\n` +
       `${line("ClickHouse's own Parquet (reference)", ch)}\n` +
-      `objects per day: ${v1Objects} v1 objects before, ${parts} Parquet parts after (${(v1Objects / parts).toFixed(0)}× fewer)`,
+      `objects per day: ${v1Objects} v1 objects before, ${parts} Parquet parts after (${(v1Objects / parts).toFixed(0)}× fewer)\n` +
+      `stored: v1 ${mib(v1.bytes)} MiB, stowage Parquet ${mib(pqSize.bytes)} MiB (${(pqSize.bytes / v1.bytes).toFixed(2)}×), ClickHouse's Parquet ${mib(chSize.bytes)} MiB (${(chSize.bytes / v1.bytes).toFixed(2)}×)`,
   );
   await proxy.close();
   await m.stop();

@@ -71,17 +71,21 @@ export interface HourReport {
 /** Runs of this process that are compacting now (a claim of this pid is alive only if its run is). */
 export const ACTIVE_RUNS = new Set<string>();
 
+/**
+ * Whether a claim's compactor may still be completing it: on this host, while its process
+ * (or, in this process, its run) exists — a process that is gone is known dead at once — and
+ * no longer than the lease (its pid may have been reused); from another host, for the lease.
+ */
 function alive(run: RunRef, claimedAtMs: number, ctx: HourContext): boolean {
-  if (run.host === hostname()) {
-    if (run.pid === process.pid) return ACTIVE_RUNS.has(run.id);
-    try {
-      process.kill(run.pid, 0);
-      return true;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === "EPERM";
-    }
+  const withinLease = ctx.nowMs - claimedAtMs < ctx.leaseMs;
+  if (run.host !== hostname()) return withinLease;
+  if (run.pid === process.pid) return ACTIVE_RUNS.has(run.id);
+  try {
+    process.kill(run.pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
-  return ctx.nowMs - claimedAtMs < ctx.leaseMs;
+  return withinLease;
 }
 
 const hourLabel = (hourMs: number) => {
