@@ -223,7 +223,7 @@ describe("§2 compacted logs on ClickHouse (chdb) over MinIO", () => {
       for (const key of keys) {
         const info = await store.head(key);
         expect(info.checksumSha256, key).toBeTruthy();
-        if (!key.includes("/claim-")) expect(info.objectLock?.mode, key).toBe("GOVERNANCE");
+        expect(info.objectLock?.mode, key).toBe("GOVERNANCE");
       }
     } finally {
       store.close();

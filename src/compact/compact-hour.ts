@@ -14,6 +14,7 @@
 import { hostname } from "node:os";
 import { hourPrefix, parseObjectKey } from "../v1-format/object-key.js";
 import { isStowageError } from "../shared/errors.js";
+import { lockOption } from "../store/object-lock.js";
 import type { ListEntry } from "../store/object-store.js";
 import { completeClaim, type GenerationContext } from "./generation.js";
 import {
@@ -206,9 +207,7 @@ export async function compactHour(
         ctx.calls,
         claimKey(ctx.dest, hourMs, generation),
         documentBytes(claim),
-        {
-          contentType: "application/json",
-        },
+        { contentType: "application/json", ...lockOption(hourMs, ctx.objectLock, Date.now()) },
       );
       if (made === "exists") {
         // Another compactor took this generation (or our own first attempt landed): read and retry.

@@ -198,6 +198,7 @@ async function abandon(
   const key = manifestKey(ctx.dest, hourMs, claim.generation);
   const made = await createOnly(ctx.calls, key, documentBytes(manifest), {
     contentType: "application/json",
+    ...lockOption(hourMs, ctx.objectLock, Date.now()),
   });
   if (made === "exists") {
     const bytes = await readDocument(ctx.calls, key);
