@@ -28,8 +28,17 @@ class Sha256 {
   }
 }
 
+export type StsSession = { AK: string; SK: string; ST: string };
+
 /** STS AssumeRole on MinIO with an inline session policy: credentials that can do only what `policy` allows. */
-export async function assumeRole(policy: unknown): Promise<{ AK: string; SK: string; ST: string }> {
+export async function assumeRole(policy: unknown): Promise<StsSession> {
+  const s = await tryAssumeRole(policy);
+  if ("refused" in s) throw new Error(`AssumeRole refused: ${s.refused}`);
+  return s;
+}
+
+/** Like assumeRole, but a refusal (a policy MinIO will not take) is an answer, with MinIO's message. */
+export async function tryAssumeRole(policy: unknown): Promise<StsSession | { refused: string }> {
   const m = minio();
   const url = new URL(m.endpoint);
   const body = new URLSearchParams({
@@ -60,6 +69,7 @@ export async function assumeRole(policy: unknown): Promise<{ AK: string; SK: str
   const AK = tag("AccessKeyId");
   const SK = tag("SecretAccessKey");
   const ST = tag("SessionToken");
-  if (!res.ok || !AK || !SK || !ST) throw new Error(`AssumeRole failed: HTTP ${res.status}`);
+  if (!res.ok || !AK || !SK || !ST)
+    return { refused: `HTTP ${res.status}: ${tag("Message") ?? xml}` };
   return { AK, SK, ST };
 }
