@@ -4,6 +4,7 @@
  * LIST of the v1 day folder (which hours exist), one LIST of the day's compaction state, and
  * one LIST per existing hour; then each sealed hour is brought up to date (`compact-hour.ts`).
  */
+import { COMPACT_RETRY } from "../config/retry-defaults.js";
 import { hostname } from "node:os";
 import { hourPrefix, normalizePrefix } from "../v1-format/object-key.js";
 import type { ObjectLockSpec } from "../config/destination.js";
@@ -123,7 +124,7 @@ export async function compactLogs(options: CompactOptions): Promise<CompactSumma
   let retries = 0;
   const calls = storeCalls(
     options.store,
-    compactRetryPolicy(positive(options.maxAttempts, 5, "maxAttempts")),
+    compactRetryPolicy(positive(options.maxAttempts, COMPACT_RETRY.maxAttempts, "maxAttempts")),
     options.signal,
     () => retries++,
   );

@@ -4,15 +4,18 @@
  * documents (claims, manifests) are read as a whole and retried as a whole; creates are
  * create-only (`If-None-Match: *`) and say whether the key already existed.
  */
+import { COMPACT_RETRY } from "../config/retry-defaults.js";
 import { isStowageError } from "../shared/errors.js";
 import { readCapped } from "../shared/read-capped.js";
 import { classifyError } from "../store/classify-error.js";
 import type { ListEntry, ObjectStore, PutOptions } from "../store/object-store.js";
 import { withRetry, type RetryPolicyOptions } from "../store/retry-policy.js";
 
-/** Compaction's backoff: first wait ≤ 200 ms, doubling, each ≤ 5 s (× 2 when throttled). */
-export function compactRetryPolicy(maxAttempts: number): RetryPolicyOptions {
-  return { maxAttempts, initialBackoffMs: 200, maxBackoffMs: 5_000 };
+/** Compaction's backoff (config/retry-defaults.ts, the one home of retry defaults) with `maxAttempts`. */
+export function compactRetryPolicy(
+  maxAttempts: number = COMPACT_RETRY.maxAttempts,
+): RetryPolicyOptions {
+  return { ...COMPACT_RETRY, maxAttempts };
 }
 
 export interface StoreCalls {

@@ -14,6 +14,9 @@ export const CONNECTOR_RETRY = { maxAttempts: 3, initialBackoffMs: 500, maxBacko
 /** Each storage call of an export (`tuning.max_attempts`), its validate and cleanup. */
 export const EXPORT_RETRY = { maxAttempts: 4, initialBackoffMs: 200, maxBackoffMs: 5_000 };
 
+/** Each storage call of `stowage compact` (its `maxAttempts` option overrides the count). */
+export const COMPACT_RETRY = { maxAttempts: 5, initialBackoffMs: 200, maxBackoffMs: 5_000 };
+
 /** Each LIST, HEAD and GET of `stowage verify`. */
 export const VERIFY_RETRY = { maxAttempts: 5, initialBackoffMs: 200, maxBackoffMs: 5_000 };
 
