@@ -3,9 +3,7 @@
  * credentials limited to exactly the printed policy, `stowage compact` runs with them and
  * compacts every record once, and those credentials can neither write nor delete under v1/.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/index.js";
 import { ch, s3Args } from "./support/clickhouse.js";
@@ -14,33 +12,23 @@ import { s3Config } from "./support/loggers.js";
 import { minio, minioStore, uniquePrefix } from "./support/minio.js";
 import { listAll } from "./support/read-back.js";
 import { assumeRole } from "./support/sts.js";
+import { s3YamlConfig } from "./support/yaml-config.js";
 
 const DAY = Date.UTC(2026, 10, 3);
 const H = 3_600_000;
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
+/** A project whose config takes an STS session from AK/SK/ST (the role under test). */
 function project(prefix: string): { dir: string; file: string } {
-  const m = minio();
-  const dir = mkdtempSync(join(tmpdir(), "stowage-compact-policy-"));
-  dirs.push(dir);
-  const file = join(dir, "stowage.config.yaml");
-  writeFileSync(
-    file,
-    [
-      "destination: s3",
-      "s3:",
-      `  bucket: ${m.bucket}`,
-      `  prefix: ${prefix}`,
-      `  region: ${m.region}`,
-      `  endpoint: ${m.endpoint}`,
-      "  force_path_style: true",
-      "  access_key_env: AK",
-      "  secret_key_env: SK",
-      "  session_token_env: ST",
-    ].join("\n"),
-  );
-  return { dir, file };
+  const c = s3YamlConfig({
+    prefix,
+    accessKeyEnv: "AK",
+    secretKeyEnv: "SK",
+    extra: ["  session_token_env: ST"],
+  });
+  dirs.push(c.dir);
+  return { dir: c.dir, file: c.file };
 }
 
 describe("§1 the compactor role", () => {
