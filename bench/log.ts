@@ -23,6 +23,7 @@ import pino from "pino";
 import { listKeys } from "../src/export/retrying-store.js";
 import { createLogger } from "../src/index.js";
 import { minioStoreOf, startMinio, type RunningMinio } from "../test/support/minio-server.js";
+import { mainThreadCpuNs, processCpuS } from "./_cpu.js";
 import { choiceArg, positiveArg, requestFields, rounds, summary } from "./_shared.js";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -134,19 +135,8 @@ console.log(JSON.stringify({ ...r, coldRate: cold.rate, peakRss: process.resourc
 
 type E2eKind = "stowage" | "gzip" | "stringify";
 
-/** CPU seconds a process has used so far (all its threads, Linux /proc), or null. */
-function processCpuSeconds(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, at USER_HZ = 100
-  } catch {
-    return null;
-  }
-}
-
 function e2eChild(kind: E2eKind, server: RunningMinio, prefix: string): Promise<E2e> {
-  const minio0 = processCpuSeconds(server.pid);
+  const minio0 = server.pid === undefined ? null : processCpuS(server.pid);
   const { endpoint, accessKeyId, secretAccessKey, region, bucket } = server;
   const info = JSON.stringify({ endpoint, accessKeyId, secretAccessKey, region, bucket });
   const args = ["--expose-gc", "--input-type=module", "-e", E2E_CHILD];
@@ -165,7 +155,7 @@ function e2eChild(kind: E2eKind, server: RunningMinio, prefix: string): Promise<
       },
       (err, stdout, stderr) => {
         if (err) return reject(new Error(`${kind} round failed: ${stderr.slice(-2000)}`));
-        const minio1 = processCpuSeconds(server.pid);
+        const minio1 = server.pid === undefined ? null : processCpuS(server.pid);
         const r = JSON.parse(stdout.trim().split("\n").pop() ?? "") as E2e;
         resolve({ ...r, minioCpuS: minio0 === null || minio1 === null ? null : minio1 - minio0 });
       },
@@ -287,17 +277,6 @@ function printCpu(timed: Record<string, E2e[]>, refRate: number): void {
  * Unlike wall time it does not count waiting for a core, so it stays readable on a loaded
  * machine; it leaves out work on other threads (stowage's gzip, pino's libuv writes).
  */
-function mainThreadCpuNs(fsModule: { readFileSync: typeof readFileSync }): number | null {
-  // `fsModule` is a parameter, not an import: this function's source also runs in the
-  // end-to-end child (E2E_CHILD), outside the TypeScript loader that rewrites imports.
-  try {
-    const stat = fsModule.readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8");
-    return Number(stat.split(" ")[0]);
-  } catch {
-    return null;
-  }
-}
-
 /** Main-thread CPU ns per call of each measurement's rounds (warm-ups left out). */
 const cpuPerCall: Record<string, number[]> = {};
 
