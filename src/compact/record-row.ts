@@ -5,24 +5,20 @@
  * `toISOString()` form keeps that text in `extra`, and a promoted value that does not fit its
  * declared type is null in its column (it stays in `data`, which is always the whole object).
  */
-import { objectMembers, pathSpan, type Member } from "./json-spans.js";
+import { pathSpan } from "./json-spans.js";
+import { MAX_DEPTH, scanLine, stringValue, type ScannedMember } from "./line-scan.js";
 import { ROW, type PromotedColumn } from "./schema.js";
 
-export type ParsedLine =
-  { ms: number; value: Record<string, unknown>; reject?: undefined } | { reject: string };
+export interface AcceptedLine {
+  ms: number;
+  /** The (last) `timestamp` member's string. */
+  timestamp: string;
+  members: ScannedMember[];
+  reject?: undefined;
+}
 
-const KNOWN = new Set([
-  "timestamp",
-  "level",
-  "message",
-  "service",
-  "caller",
-  "traceId",
-  "spanId",
-  "data",
-  "bindings",
-  "error",
-]);
+export type ParsedLine = AcceptedLine | { reject: string };
+
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 
 const digit = (t: string, i: number) => {
@@ -58,28 +54,36 @@ export function isoMs(text: string): number {
 }
 
 /**
- * Parses a line far enough to place it: a JSON object with an ISO-8601 `timestamp`.
+ * Checks a line is a JSON object (`line-scan.ts`: exactly what `JSON.parse` accepts) with an
+ * ISO-8601 `timestamp`, and finds its members, without building its values.
  * @example parseLine('{"timestamp":"2026-11-03T14:00:00.000Z","level":"info"}').ms // 1793714400000
  */
 export function parseLine(line: string, knownMs?: number): ParsedLine {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return { reject: "not JSON" };
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value))
-    return { reject: "not a JSON object" };
-  const v = value as Record<string, unknown>;
-  if (typeof v.timestamp !== "string") return { reject: "no string timestamp" };
+  const scan = scanLine(line);
+  if (scan === null) return { reject: "not JSON" };
+  if (scan.kind === "too-deep") return { reject: `nested deeper than ${MAX_DEPTH} levels` };
+  if (scan.kind !== "object") return { reject: "not a JSON object" };
+  let tsMember: ScannedMember | undefined;
+  for (const m of scan.members) if (m.key === "timestamp") tsMember = m; // the last one wins
+  if (!tsMember || line.charCodeAt(tsMember.start) !== 34) return { reject: "no string timestamp" };
+  const timestamp = stringValue(line, tsMember);
   // `knownMs`: the caller read this very timestamp text already (sorted-rows.ts `fastMs`).
-  const ms = knownMs ?? isoMs(v.timestamp);
+  const ms = knownMs ?? isoMs(timestamp);
   if (!Number.isFinite(ms)) return { reject: "timestamp is not ISO-8601 with a zone" };
-  return { ms, value: v };
+  return { ms, timestamp, members: scan.members };
 }
 
-const text = (v: unknown): string | null =>
-  v === undefined || v === null ? null : typeof v === "string" ? v : JSON.stringify(v);
+/**
+ * A member's value as text: a string as itself, null/absent as null, any other value in
+ * `JSON.stringify`'s form of its parsed value (as when lines were parsed whole).
+ */
+function text(line: string, m: ScannedMember | undefined): string | null {
+  if (m === undefined) return null;
+  const c = line.charCodeAt(m.start);
+  if (c === 34) return stringValue(line, m);
+  if (c === 110 /* n */) return null;
+  return JSON.stringify(JSON.parse(line.slice(m.start, m.end)));
+}
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -108,15 +112,6 @@ function promote(c: PromotedColumn, v: unknown, raw: () => string | null): unkno
   }
 }
 
-function valueAt(data: unknown, path: readonly string[]): unknown {
-  let v = data;
-  for (const k of path) {
-    if (v === null || typeof v !== "object" || Array.isArray(v)) return undefined;
-    v = Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined;
-  }
-  return v;
-}
-
 /** The canonical `toISOString()` text of the last hour seen, up to the hour ("2026-11-03T14"). */
 let canonHour = NaN;
 let canonText = "";
@@ -136,69 +131,90 @@ function canonical(text: string, ms: number): boolean {
 
 /**
  * The row of a parsed line (`parseLine`), in `compactSchema` order.
- * @example buildRow(line, parsed.value, parsed.ms, key, 1, [])
+ * @example buildRow(line, parsed, key, 1, [])
  */
 export function buildRow(
   line: string,
-  v: Record<string, unknown>,
-  ms: number,
+  p: AcceptedLine,
   sourceKey: string,
   lineNo: number,
   promoted: readonly PromotedColumn[],
 ): unknown[] {
+  // The last member of each name wins, as in JSON.parse.
+  let level, message, service, caller, traceId, spanId, data, bindings, error;
+  let extra: ScannedMember[] | undefined;
+  for (const m of p.members)
+    switch (m.key) {
+      case "timestamp":
+        break;
+      case "level":
+        level = m;
+        break;
+      case "message":
+        message = m;
+        break;
+      case "service":
+        service = m;
+        break;
+      case "caller":
+        caller = m;
+        break;
+      case "traceId":
+        traceId = m;
+        break;
+      case "spanId":
+        spanId = m;
+        break;
+      case "data":
+        data = m;
+        break;
+      case "bindings":
+        bindings = m;
+        break;
+      case "error":
+        error = m;
+        break;
+      default:
+        (extra ??= []).push(m);
+    }
+  const raw = (m: ScannedMember | undefined): string | null => {
+    if (m === undefined) return null;
+    const t = line.slice(m.start, m.end);
+    return t === "null" ? null : t;
+  };
   const row: unknown[] = [
-    ms,
-    text(v.level),
-    text(v.message),
-    text(v.service),
-    text(v.caller),
-    text(v.traceId),
-    text(v.spanId),
-    null,
-    null,
-    null,
+    p.ms,
+    text(line, level),
+    text(line, message),
+    text(line, service),
+    text(line, caller),
+    text(line, traceId),
+    text(line, spanId),
+    raw(data),
+    raw(bindings),
+    raw(error),
     null,
     sourceKey,
     lineNo,
   ];
-  let unknown = false;
-  for (const k in v)
-    if (!KNOWN.has(k)) {
-      unknown = true;
-      break;
-    }
-  const exactTime = canonical(v.timestamp as string, ms);
-  const needSpans = unknown || v.data != null || v.bindings != null || v.error != null;
-  let data: Member | undefined;
-  let extra: Member[] | undefined;
-  if (needSpans) {
-    for (const m of objectMembers(line) ?? []) {
-      const raw = () => {
-        const t = line.slice(m.start, m.end);
-        return t === "null" ? null : t;
-      };
-      // A key given twice: the last one wins, as in JSON.parse.
-      if (m.key === "data") {
-        data = m;
-        row[ROW.data] = raw();
-      } else if (m.key === "bindings") row[ROW.bindings] = raw();
-      else if (m.key === "error") row[ROW.error] = raw();
-      else if (unknown && !KNOWN.has(m.key)) (extra ??= []).push(m);
-    }
-  }
+  const exactTime = canonical(p.timestamp, p.ms);
   if (extra || !exactTime) {
     const parts = new Map<string, string>();
-    if (!exactTime) parts.set("timestamp", JSON.stringify(v.timestamp));
+    if (!exactTime) parts.set("timestamp", JSON.stringify(p.timestamp));
     for (const m of extra ?? []) parts.set(m.key, line.slice(m.start, m.end));
     row[ROW.extra] = `{${[...parts].map(([k, t]) => `${JSON.stringify(k)}:${t}`).join(",")}}`;
   }
   for (let i = 0; i < promoted.length; i++) {
     const c = promoted[i]!;
+    const span =
+      data && line.charCodeAt(data.start) === 123
+        ? pathSpan(line, c.path, data.start, data.end)
+        : null;
+    const spanText = span ? line.slice(span.start, span.end) : null;
     row.push(
-      promote(c, valueAt(v.data, c.path), () => {
-        const span = data ? pathSpan(line, c.path, data.start, data.end) : null;
-        return span ? line.slice(span.start, span.end) : null;
-      }),
+      promote(c, spanText === null ? undefined : JSON.parse(spanText), () =>
+        spanText === "null" ? null : spanText,
+      ),
     );
   }
   return row;

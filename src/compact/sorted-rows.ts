@@ -14,7 +14,7 @@
  */
 import { StowageError } from "../shared/errors.js";
 import type { ManifestSource, SourceRef } from "./manifest.js";
-import { buildRow, isoMs, parseLine } from "./record-row.js";
+import { buildRow, isoMs, parseLine, type AcceptedLine } from "./record-row.js";
 import type { PromotedColumn } from "./schema.js";
 import { readSourceLines, type SourceLines } from "./source-read.js";
 import type { StoreCalls } from "./store-calls.js";
@@ -185,7 +185,7 @@ async function readSlice(
       const p = parseLine(text, fast?.ms);
       const reason =
         p.reject ??
-        (fast !== undefined && p.value.timestamp !== fast.ts
+        (fast !== undefined && p.timestamp !== fast.ts
           ? "two timestamp fields"
           : p.ms < s.minMs || p.ms > s.maxMs
             ? "timestamp outside its object's key range"
@@ -194,16 +194,10 @@ async function readSlice(
         if (home || fast !== undefined) reject(lineNo, reason, text);
         continue;
       }
-      const ms = (p as { ms: number }).ms;
-      if (ms < t0 || ms >= t1) continue;
-      const row = buildRow(
-        text,
-        (p as { value: Record<string, unknown> }).value,
-        ms,
-        s.key,
-        lineNo,
-        o.promoted,
-      );
+      const accepted = p as AcceptedLine;
+      if (accepted.ms < t0 || accepted.ms >= t1) continue;
+      const ms = accepted.ms;
+      const row = buildRow(text, accepted, s.key, lineNo, o.promoted);
       counts.set(i, (counts.get(i) ?? 0) + 1);
       if (streaming) await o.sink.row(row, ms);
       else {
