@@ -4,7 +4,7 @@
  * less, so every benchmark prints both, for the subject and each reference, and checks its
  * targets on CPU where the wall-time figure depends on the phase.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * The main thread's CPU time in ns (Linux `schedstat`), or null where it cannot be read.
@@ -77,4 +77,45 @@ export function targetLine(
   const ok = higherIsBetter ? value >= goal : value <= goal;
   const fmt = (v: number) => (unit === "×" ? v.toFixed(2) : v.toFixed(0));
   return `${name}: ${fmt(value)}${unit} (goal ${higherIsBetter ? "≥" : "≤"} ${fmt(goal)}${unit}): ${ok ? "met" : "NOT met"}`;
+}
+
+/** Fields of /proc/<pid>/stat after the command name (utime is [11]), or null. */
+function statFields(pid: number | "self"): string[] | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds of this process's children that have ended and been waited for
+ * (`cutime + cstime`): read before and after a `spawnSync`, or around an awaited child,
+ * it is that child's CPU.
+ */
+export function endedChildrenCpuS(): number {
+  const f = statFields("self");
+  return f ? (Number(f[13]) + Number(f[14])) / 100 : 0;
+}
+
+/**
+ * CPU seconds of every process named one of `names` (e.g. `postgres`, `mariadbd`),
+ * including their ended children (`cutime + cstime`: a server's per-connection
+ * processes, once they exit). Read before and after a run: the server's CPU for it.
+ */
+export function serverCpuS(names: readonly string[]): number {
+  let s = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    let comm: string;
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+    } catch {
+      continue;
+    }
+    if (!names.includes(comm)) continue;
+    const f = statFields(Number(pid));
+    if (f) s += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
+  }
+  return s;
 }
