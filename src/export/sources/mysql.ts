@@ -1,7 +1,7 @@
 /**
  * MySQL/MariaDB source: `mysql2` streaming rows (the socket is paused whenever a
  * batch is full, so at most two batches are in memory), session in UTC, values
- * read as exact text where the driver would round (BIGINT, DECIMAL, dates).
+ * read as exact text where the driver would round (DECIMAL, dates; BIGINT beyond 2^53).
  */
 import { idleTimer, throwIfAborted } from "../../shared/abort.js";
 import { connectionHint } from "./connect-hint.js";
@@ -58,9 +58,17 @@ const bitToInt: Convert = (v) => {
 };
 
 /**
+ * A BIGINT as the driver hands it (`supportBigNumbers` without `bigNumberStrings`): a
+ * number when it is a safe integer (parsed from the digits, exact), else its exact digit
+ * text, made a bigint here. No bigint (nor string) is made for the common value.
+ */
+const bigintValue: Convert = (v) => (typeof v === "number" ? v : BigInt(v as string));
+
+/**
  * Text formats (`textValues`): the converter of a column whose database text is its
  * export text — signed BIGINT stays the driver's digit string, dates and timestamps are
- * rewritten as text (no bigint round trip); other columns keep `mysqlColumn`'s.
+ * rewritten as text (no bigint round trip); other columns keep `mysqlColumn`'s. A signed
+ * BIGINT is a number or (beyond 2^53) its digit text: both render as the same digits.
  */
 export function mysqlTextConverter(
   col: ColumnSpec,
@@ -105,7 +113,7 @@ export function mysqlColumn(f: MyField): [ColumnSpec, Convert | undefined] {
       // BIGINT UNSIGNED can exceed the signed 64-bit range: exported as DECIMAL(20,0).
       if (unsigned)
         return [col("decimal", "BIGINT UNSIGNED", { precision: 20, scale: 0 }), (v) => String(v)];
-      return [col("int64", "BIGINT"), (v) => BigInt(v as string)];
+      return [col("int64", "BIGINT"), bigintValue];
     case 0x04:
     case 0x05:
       return [col("float64", f.columnType === 4 ? "FLOAT" : "DOUBLE"), undefined];
@@ -183,8 +191,9 @@ export async function openMysql(url: string, connectTimeoutMs = 10_000): Promise
   const conn = mysql.createConnection({
     uri: url,
     connectTimeout: connectTimeoutMs,
+    // BIGINT: a number when it is a safe integer, else the exact digit text (`bigintValue`).
     supportBigNumbers: true,
-    bigNumberStrings: true,
+    bigNumberStrings: false,
     dateStrings: true,
     jsonStrings: true,
     decimalNumbers: false,
