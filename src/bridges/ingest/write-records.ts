@@ -34,21 +34,54 @@ export async function writeRecords(
     refusedBy: emptyRefusals(),
     retry: [],
   };
-  const writes = items.map(({ record }) => {
-    const below = belowLevel(record.level, logger.level);
+  // One wait per distinct promise: records handed over in a row that got the same promise
+  // object back (the logger answers every record it keeps at once with one settled promise)
+  // share its outcome, so a body of 100 accepted records costs one reaction, not 100.
+  const waits: Promise<void>[] = [];
+  /** Per distinct promise, the places in `items` of its records (ascending). */
+  const groups: number[][] = [];
+  const below: boolean[] = new Array<boolean>(items.length);
+  let last: Promise<void> | undefined;
+  const threshold = logger.level;
+  // Most bodies use one or two levels: the last one's answer is kept.
+  let lastLevel: string | undefined = "";
+  let lastBelow = false;
+  for (let i = 0; i < items.length; i++) {
+    const record = items[i]!.record;
+    if (record.level !== lastLevel) {
+      lastLevel = record.level;
+      lastBelow = belowLevel(record.level, threshold);
+    }
+    below[i] = lastBelow;
     // A filtered record is still handed to write(): a closed logger refuses it, and a bad
     // level is refused as malformed, as for any other record.
-    return { below, done: logger.write(record as Parameters<Logger["write"]>[0]) };
-  });
-  const settled = await Promise.allSettled(writes.map((w) => w.done));
-  settled.forEach((r, i) => {
-    if (r.status === "fulfilled") return void (writes[i]!.below ? out.filtered++ : out.accepted++);
-    const err = r.reason as { code?: string; reason?: string };
-    if (err?.code === "usage") return void out.malformed++;
-    const reason = refusalOf(err);
-    out.refusedBy[reason]++;
-    if (CAPACITY.has(reason)) out.retry.push(items[i]!.index);
-  });
+    const done = logger.write(record as Parameters<Logger["write"]>[0]);
+    if (done === last) groups[groups.length - 1]!.push(i);
+    else {
+      waits.push(done);
+      groups.push([i]);
+      last = done;
+    }
+  }
+  const settled = await Promise.allSettled(waits);
+  for (let g = 0; g < groups.length; g++) {
+    const r = settled[g]!;
+    for (const i of groups[g]!) {
+      if (r.status === "fulfilled") {
+        if (below[i]) out.filtered++;
+        else out.accepted++;
+        continue;
+      }
+      const err = r.reason as { code?: string; reason?: string };
+      if (err?.code === "usage") {
+        out.malformed++;
+        continue;
+      }
+      const reason = refusalOf(err);
+      out.refusedBy[reason]++;
+      if (CAPACITY.has(reason)) out.retry.push(items[i]!.index);
+    }
+  }
   return out;
 }
 
