@@ -162,3 +162,17 @@ describe("scanLine agrees with JSON.parse", () => {
     expect(invalid).toBeLessThan(19_000);
   });
 });
+
+describe("isoMs", () => {
+  it("equals Date.parse on canonical timestamps, including the invalid ones, across hours", async () => {
+    const { isoMs } = await import("./record-row.js");
+    const r = rng(7);
+    const d2 = (n: number) => String(n).padStart(2, "0");
+    for (let k = 0; k < 20_000; k++) {
+      const t = `20${d2(Math.floor(r() * 100))}-${d2(Math.floor(r() * 14))}-${d2(Math.floor(r() * 33))}T${d2(Math.floor(r() * 26))}:${d2(Math.floor(r() * 62))}:${d2(Math.floor(r() * 62))}.${String(Math.floor(r() * 1000)).padStart(3, "0")}Z`;
+      expect(isoMs(t), t).toBe(Date.parse(t));
+      const near = new Date(1_793_714_400_000 + Math.floor(r() * 7_200_000)).toISOString();
+      expect(isoMs(near), near).toBe(Date.parse(near));
+    }
+  });
+});

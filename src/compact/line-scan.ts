@@ -35,44 +35,25 @@ export const MAX_DEPTH = 512;
 let tooDeep = false;
 
 const QUOTE = 34;
-const BACKSLASH = 92;
 
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 const isDigit = (c: number) => c >= 48 && c <= 57;
-const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+/** A string without escapes; and any valid string (sticky: they match at `lastIndex` only). */
+const PLAIN_STRING = /"[^"\\\u0000-\u001f]*"/y;
+const ANY_STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 
 /** Position after the string starting at `i` (a `"`), or -1 when it is not a valid string. */
 function endOfString(t: string, i: number, out: { escaped: boolean }): number {
-  const n = t.length;
-  let escaped = false;
-  for (i++; i < n; i++) {
-    const c = t.charCodeAt(i);
-    if (c === QUOTE) {
-      out.escaped = escaped;
-      return i + 1;
-    }
-    if (c < 32) return -1;
-    if (c === BACKSLASH) {
-      escaped = true;
-      const e = t.charCodeAt(++i);
-      if (e === 117 /* u */) {
-        if (!(isHex(t.charCodeAt(i + 1)) && isHex(t.charCodeAt(i + 2)))) return -1;
-        if (!(isHex(t.charCodeAt(i + 3)) && isHex(t.charCodeAt(i + 4)))) return -1;
-        i += 4;
-      } else if (
-        e !== QUOTE &&
-        e !== BACKSLASH &&
-        e !== 47 /* / */ &&
-        e !== 98 /* b */ &&
-        e !== 102 /* f */ &&
-        e !== 110 /* n */ &&
-        e !== 114 /* r */ &&
-        e !== 116 /* t */
-      )
-        return -1;
-    }
+  PLAIN_STRING.lastIndex = i;
+  if (PLAIN_STRING.test(t)) {
+    out.escaped = false;
+    return PLAIN_STRING.lastIndex;
   }
-  return -1;
+  ANY_STRING.lastIndex = i;
+  if (!ANY_STRING.test(t)) return -1;
+  out.escaped = true;
+  return ANY_STRING.lastIndex;
 }
 
 /** Position after the number starting at `i`, or -1. */
@@ -102,7 +83,7 @@ function endOfWord(t: string, i: number, word: string): number {
 
 const scratch = { escaped: false };
 /** Open containers of the value being scanned: 1 = array, 2 = object (reused, never reentered). */
-const openContainers: number[] = [];
+const openContainers = new Uint8Array(MAX_DEPTH + 1);
 
 /**
  * Position after the JSON value starting at `i` (no leading space), or -1. Iterative: an
@@ -111,18 +92,18 @@ const openContainers: number[] = [];
 function endOfValue(t: string, i: number, depthLeft: number): number {
   const n = t.length;
   const stack = openContainers;
-  stack.length = 0;
+  let depth = 0;
   for (;;) {
     // A value starts at i.
     const c = t.charCodeAt(i);
     if (c === QUOTE) i = endOfString(t, i, scratch);
     else if (c === 123 /* { */) {
-      if (stack.length >= depthLeft) return tooDeepAt();
+      if (depth >= depthLeft) return tooDeepAt();
       i++;
       while (i < n && isSpace(t.charCodeAt(i))) i++;
       if (t.charCodeAt(i) === 125) i++;
       else {
-        stack.push(2);
+        stack[depth++] = 2;
         // a key, a colon, then the member's value at the top of the loop
         if (t.charCodeAt(i) !== QUOTE) return -1;
         i = endOfString(t, i, scratch);
@@ -134,12 +115,12 @@ function endOfValue(t: string, i: number, depthLeft: number): number {
         continue;
       }
     } else if (c === 91 /* [ */) {
-      if (stack.length >= depthLeft) return tooDeepAt();
+      if (depth >= depthLeft) return tooDeepAt();
       i++;
       while (i < n && isSpace(t.charCodeAt(i))) i++;
       if (t.charCodeAt(i) === 93) i++;
       else {
-        stack.push(1);
+        stack[depth++] = 1;
         continue;
       }
     } else if (c === 116) i = endOfWord(t, i, "true");
@@ -149,10 +130,10 @@ function endOfValue(t: string, i: number, depthLeft: number): number {
     if (i < 0) return -1;
     // After a value: close containers, or go on to the next element / member.
     for (;;) {
-      if (stack.length === 0) return i;
+      if (depth === 0) return i;
       while (i < n && isSpace(t.charCodeAt(i))) i++;
       const d = t.charCodeAt(i);
-      const top = stack[stack.length - 1];
+      const top = stack[depth - 1];
       if (d === 44 /* , */) {
         i++;
         while (i < n && isSpace(t.charCodeAt(i))) i++;
@@ -168,7 +149,7 @@ function endOfValue(t: string, i: number, depthLeft: number): number {
         break; // the next value
       }
       if ((top === 2 && d === 125) || (top === 1 && d === 93)) {
-        stack.pop();
+        depth--;
         i++;
         continue;
       }

@@ -48,9 +48,35 @@ function canonicalShape(t: string): boolean {
   return true;
 }
 
+/** The hour (`YYYY-MM-DDTHH`) of the last canonical timestamp read, and its epoch ms. */
+let isoHourText = "\u0000"; // matches no timestamp until the first is read
+let isoHourMs = NaN;
+
+const two = (t: string, i: number) => (t.charCodeAt(i) - 48) * 10 + t.charCodeAt(i + 1) - 48;
+
+/**
+ * Epoch ms of a canonical timestamp (`canonicalShape`): lines of one object share their
+ * hour, so `Date.parse` runs once per hour and the rest is arithmetic, with Date.parse's
+ * own limits (minutes and seconds under 60; hour 24 is left to Date.parse).
+ */
+function canonicalMs(t: string): number {
+  if (two(t, 11) > 23) return Date.parse(t);
+  if (!t.startsWith(isoHourText)) {
+    const hour = Date.parse(`${t.slice(0, 13)}:00:00.000Z`);
+    if (!Number.isFinite(hour)) return NaN;
+    isoHourText = t.slice(0, 13);
+    isoHourMs = hour;
+  }
+  const mm = two(t, 14);
+  const ss = two(t, 17);
+  if (mm > 59 || ss > 59) return NaN;
+  return isoHourMs + mm * 60_000 + ss * 1000 + two(t, 20) * 10 + t.charCodeAt(22) - 48;
+}
+
 /** Epoch ms of an ISO-8601 timestamp with a zone, or NaN. */
 export function isoMs(text: string): number {
-  return canonicalShape(text) || ISO.test(text) ? Date.parse(text) : NaN;
+  if (canonicalShape(text)) return canonicalMs(text);
+  return ISO.test(text) ? Date.parse(text) : NaN;
 }
 
 /**

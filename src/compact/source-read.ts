@@ -63,6 +63,7 @@ async function readOnce(calls: StoreCalls, src: SourceRef): Promise<SourceLines>
   const outcome = await gunzipLines(res.body, {
     maxCompressedBytes: OBJECT_MAX_COMPRESSED_BYTES,
     maxDecodedBytes: OBJECT_MAX_DECODED_BYTES,
+    chunkBytes: 256 * 1024, // the whole object is held anyway (see above)
     onLine(line) {
       lineNo++;
       if (line.trim() !== "") lines.push({ text: line, lineNo });

@@ -3,7 +3,7 @@
  * never buffering a whole object, cut off at a compressed and a decoded cap, or
  * whenever the line consumer says stop.
  * Invariants:
- * - at most one zlib output chunk (16 KiB) plus one partial line is held beyond
+ * - at most one zlib output chunk (16 KiB, or `chunkBytes`) plus one partial line is held beyond
  *   what the consumer has taken; compressed bytes are counted as they arrive;
  * - truncated or corrupt gzip is an outcome, not an exception; only failures of
  *   the body stream itself (network) are thrown, so the caller can retry them;
@@ -32,6 +32,11 @@ export interface GunzipLinesOptions {
   onCompressed?(bytes: number): void;
   /** A body that sends nothing for this long is abandoned as a retryable timeout. Default 10,000 ms. */
   idleTimeoutMs?: number;
+  /**
+   * zlib's output chunk (default 16 KiB). A bulk reader of whole objects (compaction) takes
+   * larger ones: each chunk costs a round trip to the zlib thread and its stream callbacks.
+   */
+  chunkBytes?: number;
 }
 
 class CapExceeded extends Error {
@@ -118,7 +123,7 @@ export async function gunzipLines(
       else cb(null, chunk);
     },
   });
-  const gunzip = createGunzip();
+  const gunzip = createGunzip(options.chunkBytes ? { chunkSize: options.chunkBytes } : {});
   const fail = (err: Error) => gunzip.destroy(err);
   body.once("error", fail);
   counter.once("error", fail);
