@@ -60,13 +60,18 @@ function writeRecord(
   const ctx = contextFor(opts);
   try {
     const states = ctx.plan === null ? null : initialStates(ctx.plan.paths);
-    let out = `{"timestamp":${recentJson(record.timestamp, ctx, recentTimestamp)},"level":${recentJson(record.level, ctx, recentLevel)},"message":`;
-    out += messageJson(record.message, ctx, states);
+    let out = headJson(record, ctx, states);
     if (record.service !== undefined)
       out += putJson("service", fieldText(record.service), ctx, states);
     if (record.caller !== undefined)
       out += putJson("caller", fieldText(record.caller), ctx, states);
-    if (record.data !== undefined) out += putJson("data", record.data, ctx, states);
+    if (record.data !== undefined) {
+      const data = fieldJson("data", record.data, ctx, states);
+      if (data !== undefined) {
+        out += ',"data":';
+        out += data;
+      }
+    }
     if (bindingsJson !== undefined) out += `,"bindings":${bindingsJson}`;
     else if (record.bindings !== undefined)
       out += putJson("bindings", record.bindings, ctx, states);
@@ -113,6 +118,47 @@ function fieldJson(
   if (states === null || ctx.plan === null) return writeJson(v, 0, ctx, null);
   const next = stepPaths(ctx.plan.paths, states, name);
   return next === PATH_MATCH ? REDACTED_JSON : writeJson(v, 0, ctx, next);
+}
+
+/** The last record's first three fields as JSON, and what they were made of. */
+const lastHead = {
+  timestamp: "",
+  level: "",
+  message: "",
+  ctx: null as WalkContext | null,
+  json: "",
+};
+
+/**
+ * `{"timestamp":…,"level":…,"message":…` of `record`. Records logged in the same
+ * millisecond at one level with one message (a busy loop's) share it: the last one's text
+ * is reused for the same three strings under the same walk context and no path rules.
+ */
+function headJson(record: LogRecord, ctx: WalkContext, states: PathStates | null): string {
+  const { timestamp, level, message } = record;
+  const last = lastHead;
+  if (
+    states === null &&
+    ctx === last.ctx &&
+    timestamp === last.timestamp &&
+    level === last.level &&
+    message === last.message
+  )
+    return last.json;
+  const json = `{"timestamp":${recentJson(timestamp, ctx, recentTimestamp)},"level":${recentJson(level, ctx, recentLevel)},"message":${messageJson(message, ctx, states)}`;
+  if (
+    states === null &&
+    typeof timestamp === "string" &&
+    typeof level === "string" &&
+    typeof message === "string"
+  ) {
+    last.timestamp = timestamp;
+    last.level = level;
+    last.message = message;
+    last.ctx = ctx;
+    last.json = json;
+  }
+  return json;
 }
 
 let lastMessage = "";

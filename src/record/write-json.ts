@@ -16,7 +16,11 @@
 import { PATH_MATCH, stepPaths, type PathStates } from "./redact-paths.js";
 import { builtinOf, propMembers, type Builtin, type Members } from "./members.js";
 import { isPlainAscii } from "./plain-string.js";
-import { membersText, shapeOf as importedShapeOf } from "./write-json-keys.js";
+import {
+  lastShapeKeys as importedLastShapeKeys,
+  membersText,
+  shapeOf as importedShapeOf,
+} from "./write-json-keys.js";
 import {
   CIRCULAR,
   MAX_DEPTH,
@@ -34,6 +38,7 @@ const MAX_DEPTH_JSON = JSON.stringify(MAX_DEPTH);
 // a local binding: under a loader that rewrites imports (jiti: tests, bench) an imported
 // function read per call costs ~20 ns, and this one runs for every object
 const shapeOf = importedShapeOf;
+const lastShapeKeys = importedLastShapeKeys;
 
 /**
  * JSON text of `v` at `depth` (`states`: the live custom-path matchers, null when none),
@@ -110,7 +115,7 @@ function objectJsonInner(
     return writeJson((o as { toJSON: () => unknown }).toJSON(), depth + 1, ctx, states);
   }
   if (isArray) return arrayJson(o as unknown[], depth, ctx, states);
-  return propsJson(o, Object.keys(o), depth, ctx, states);
+  return propsJson(o, lastShapeKeys(o) ?? Object.keys(o), depth, ctx, states);
 }
 
 /** An ordinary object's first maxObjectKeys `keys`, each through memberJson. */
@@ -126,8 +131,13 @@ function propsJson(
   const shape = shapeOf(keys, n, plan);
   if (shape === undefined)
     return membersJson(propMembers(o, keys, ctx.maxKeys), depth, ctx, states);
-  const { names, commaNames, sensitive } = shape;
+  const { names, commaNames, namesQ, commaNamesQ, quoteCommaNames, quoteCommaNamesQ } = shape;
+  const sensitive = shape.sensitive;
   let out = "{";
+  let first = true;
+  // A plain string value's closing quote is written with what follows it (the next name, or
+  // the closing brace): one append less per string member.
+  let quote = false;
   for (let i = 0; i < n; i++) {
     const k = keys[i]!;
     let v: unknown;
@@ -146,22 +156,25 @@ function propsJson(
       v.length <= PLAIN_CHECK_MAX &&
       (plan === null ? isPlainAscii(v) : plan.plainClear?.(v) === true)
     ) {
-      out += out.length === 1 ? names[i]! : commaNames[i]!;
-      out += '"';
+      out += first ? namesQ[i]! : quote ? quoteCommaNamesQ[i]! : commaNamesQ[i]!;
       out += v;
-      out += '"';
+      first = false;
+      quote = true;
       continue;
     }
     const r = memberJson(k, v, sensitive !== null && sensitive[i]!, depth + 1, ctx, states);
     if (r !== undefined) {
-      out += out.length === 1 ? names[i]! : commaNames[i]!;
+      out += first ? names[i]! : quote ? quoteCommaNames[i]! : commaNames[i]!;
       out += r;
+      first = false;
+      quote = false;
     }
   }
   if (keys.length > n) {
-    out += `${out.length === 1 ? "" : ","}"…":"[+${keys.length - n} more keys]"`;
+    out += `${quote ? '"' : ""}${first ? "" : ","}"…":"[+${keys.length - n} more keys]"`;
+    quote = false;
   }
-  return `${out}}`;
+  return quote ? `${out}"}` : `${out}}`;
 }
 
 /**
