@@ -12,6 +12,8 @@ export interface LoadOptions {
   method?: string;
   body?: string;
   headers?: Record<string, string>;
+  /** A fixed offered load (requests/s over all connections, autocannon `-R`) instead of as fast as possible. */
+  rate?: number;
   /** Run the load generator on this CPU only (see `pinning`). */
   cpu?: number | undefined;
 }
@@ -52,6 +54,7 @@ export function autocannonRun(
   o: LoadOptions = {},
 ): Promise<{ rps: number; responses: number }> {
   const args = ["-j", "-c", String(o.connections ?? 50), "-d", String(o.seconds ?? 3)];
+  if (o.rate !== undefined) args.push("-R", String(o.rate));
   if (o.method) args.push("-m", o.method);
   if (o.body !== undefined) args.push("-b", o.body);
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push("-H", `${k}=${v}`);

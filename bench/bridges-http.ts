@@ -1,90 +1,104 @@
 /**
- * Framework adapter benchmark: requests/s of a hello-world app on
- * Express 5, Fastify 5 and Hono 4 (@hono/node-server) with and without the
- * stowage adapter (goal ≥ 0.9×), and with an empty middleware of the same shape
- * instead (Express: a `(req, res, next)` function; Fastify: `onRequest` and
- * `onResponse` hooks; Hono: `async (c, next) => { await next() }`): the part of the
- * ratio any middleware costs in that framework, before any logging; and with a
- * middleware that only spends 1 µs of CPU per request (a busy loop before the handler):
- * how much throughput this machine gives up for that much work on the request path —
- * less work than any record costs (JSON.stringify of its fields alone is about 1 µs);
- * and with pino writing to /dev/null as the request logger (Fastify's own request
- * logging; for Express and Hono a middleware writing one pino line per request), what an
- * ecosystem logger that stores nothing costs the same hello world; and with a "floor"
- * middleware doing the least any request logger does — a UUID, the start time, and one
- * `JSON.stringify` of the record's fields when the response is done, kept in memory and
- * dropped (no redaction, batching, compression or I/O): where the goal stands against
- * what one record per request costs at all on this machine.
+ * Request-logging benchmark (issue 33): requests/s and server CPU per request of a
+ * hello-world app on Express 5, Fastify 5 and Hono 4 (@hono/node-server), three variants
+ * per framework, against what each framework's users log requests with today:
  *
- * Each measurement is a fresh server process running plain Node on the built
- * package (`stowage/express`, … from dist/, as an application imports it; no
- * TypeScript loader in the server), warmed up for one second, then loaded by
- * autocannon (own process, loopback, same settings for both) for `--seconds`.
- * On Linux with two or more CPUs the server (all its threads, the logger's included)
- * runs on CPU 0 and autocannon on CPU 1 (`taskset`), so the two do not compete for
- * a core; `--pin off` leaves placement to the scheduler.
- * The variants alternate for `--rounds` rounds; min and median are printed.
- * The app is the same hello world in both; with the adapter, its logger writes
- * every request record to a local-directory store with the default batching
- * (`createLogger({ destination: "local" })`), and the run fails unless every
- * response served has its record delivered and none was rejected.
+ * - hello: the app alone, no request logging (the base the CPU figures are taken over).
+ * - reference, writing to /dev/null (pino's async sonic-boom destination; nothing stored):
+ *   Express: `pino-http` (one line per request, its default req/res serializers and request
+ *   id); Fastify: its built-in logger (`logger: { stream }`: the "incoming request" and
+ *   "request completed" lines, two per request); Hono: a middleware writing one pino line per
+ *   request when it finishes (method, path, status, ms).
+ * - adapter: the Stowage adapter (`stowage/express`, `stowage/fastify`, `stowage/hono`), its
+ *   logger at defaults shipping every request record to S3 (a MinIO started by this
+ *   benchmark); the run fails unless every response served has its record in the bucket
+ *   (the records under the run's prefix are read back and counted) and none was rejected.
+ * - floor (only with `--floor`): a middleware doing the least any request logger does — a
+ *   UUID, the start time, one `JSON.stringify` of the record's fields, kept in memory and
+ *   dropped (no redaction, batching, compression or I/O).
  *
- * Needs `npm run build`.
+ * Targets, per framework: the adapter reaches ≥ 1.0× the reference's requests/s (wall time,
+ * medians of the rounds) and spends ≤ 1.0× the reference's server CPU per request over the
+ * hello world ((adapter − hello) ÷ (reference − hello), all threads, medians): the CPU
+ * ratio is the one that does not move with the machine's phase. CPU per request depends on
+ * the load (a server at saturation serves more requests per event-loop turn and per
+ * syscall), so after its req/s run each server gets a second run at a fixed offered load
+ * (`--rate`, autocannon `-R`; defaults per framework below), the same for every variant, and
+ * the CPU target is checked on that run; CPU at saturation is printed beside it.
+ *
+ * Each measurement is a fresh server process running plain Node on the built package
+ * (`stowage/express`, … from dist/, as an application imports it; no TypeScript loader in
+ * the server), warmed up for one second, then loaded by autocannon (its own process,
+ * loopback, same settings for all) for `--seconds`. The server reports the CPU of the
+ * measured run: all its threads (`process.cpuUsage`: the logger's gzip and the SDK's
+ * sockets included) and its main thread (Linux schedstat). On Linux with two or more CPUs
+ * the server runs on CPU 0, autocannon and MinIO on CPU 1 (`taskset`), so the server's CPU
+ * is its own; `--pin off` leaves placement to the scheduler. MinIO's CPU per request is
+ * printed for the adapter runs. The variants alternate for `--rounds` rounds; min and
+ * median are printed. `--prof DIR` writes a V8 CPU profile of every measured run there.
+ *
+ * Needs dist/ (`npx tsc -p tsconfig.build.json`) and pino-http.
  * Usage: node --import jiti/register bench/bridges-http.ts [--rounds 3] [--seconds 3] [--pin on|off]
+ *          [--only express,fastify,hono] [--rate N] [--floor] [--record] [--prof DIR]
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { choiceArg, positiveArg } from "./_shared.js";
-import {
-  alternate,
-  autocannonRun,
-  median,
-  min,
-  onCpu,
-  pinning,
-  type LoadOptions,
-} from "./_bridges.js";
+import { startMinio, minioStoreOf } from "../test/support/minio-server.js";
+import { listAll } from "../test/support/read-back.js";
+import { gunzipSync } from "node:zlib";
+import { mainThreadCpuNs, processCpuS, targetLine } from "./_cpu.js";
+import { choiceArg, positiveArg, summary } from "./_shared.js";
+import { alternate, autocannonRun, onCpu, pinning, type LoadOptions } from "./_bridges.js";
 
 const ROUNDS = positiveArg("rounds", 3);
 const SECONDS = positiveArg("seconds", 3);
 const ROOT = join(import.meta.dirname, "..");
 const PIN = choiceArg("pin", ["on", "off"], "on") === "on" ? pinning() : undefined;
 const LOAD: LoadOptions = { connections: 50, seconds: SECONDS, cpu: PIN?.load };
+const FLOOR = process.argv.includes("--floor");
+const RECORD_BENCH = process.argv.includes("--record");
+const flag = (name: string): string | undefined => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const PROF = flag("prof") === undefined ? undefined : resolve(flag("prof")!);
+if (PROF) mkdirSync(PROF, { recursive: true });
 
 if (!existsSync(join(ROOT, "dist", "express.js")))
-  throw new Error("dist/ is missing: run `npm run build` first");
+  throw new Error("dist/ is missing: run `npx tsc -p tsconfig.build.json` first");
+if (!existsSync(join(ROOT, "node_modules", "pino-http")))
+  throw new Error("pino-http is missing (the Express reference): `npm install -D pino-http`");
 
 /**
- * The server, run by plain `node` in the package directory (so `stowage/…`
- * resolves to dist/ like in an application). argv: framework, "with"|"without",
- * store directory ("empty": a do-nothing middleware, "spin": one spending 1 µs, "pino":
- * pino to /dev/null, "floor": one JSON line per request kept in memory; none of them with
- * Stowage's logger). Prints `{"url"}` when listening; when stdin ends, closes the
- * server and the logger and prints `{"cpuMs","delivered","rejected","ok"}`, where
- * cpuMs is the process's CPU time (all threads) from the line it was sent on
- * stdin (just before the measured run) to the end of stdin.
+ * The server, run by plain `node` in the package directory (so `stowage/…` resolves to
+ * dist/ like in an application). argv: framework, variant (hello | reference | adapter |
+ * floor), the S3 prefix of the adapter's records; MinIO's address and keys in the
+ * environment. Prints `{"url"}` when listening; each line on stdin is answered with the CPU
+ * spent since the previous line (`{"cpuUs","mainUs"}`: all threads and the main thread);
+ * when stdin ends, it closes the server and the logger and prints
+ * `{"delivered","rejected","ok"}`.
  */
 const SERVER = `
-const [framework, variant, dir] = process.argv.slice(1);
-let log = null;
-// "spin": a middleware that only spends 1 µs of CPU per request, before the handler.
-const spin = () => { const end = performance.now() + 0.001; while (performance.now() < end); };
-// "pino": a request logger of the framework's ecosystem writing to /dev/null (no store):
-// Fastify's own request logging (two lines per request); for Express and Hono a middleware
-// that writes one pino line per request when it finishes.
-const pino = variant === "pino" ? await import("pino") : null;
-const devNull = () => pino.pino(pino.destination({ dest: "/dev/null", sync: false }));
+const [framework, variant, prefix] = process.argv.slice(1);
+const fs = await import("node:fs");
+const mainThreadCpuNs = ${mainThreadCpuNs.toString()};
+const devNull = async () => {
+  const { pino } = await import("pino");
+  return pino(pino.destination({ dest: "/dev/null", sync: false }));
+};
 // "floor": the least a request logger does — one JSON line per request, kept in memory and dropped.
 let kept = [];
 const keep = (line) => { kept.push(line); if (kept.length >= 1000) kept = []; };
 const floorLine = (id, method, route, status, ms) =>
   keep(JSON.stringify({ time: Date.now(), level: "info", msg: method + " " + route + " " + status, requestId: id, method, route, status, durationMs: ms }));
-if (variant === "with") {
+let log = null;
+if (variant === "adapter") {
+  const m = JSON.parse(process.env.BENCH_MINIO);
   const { createLogger } = await import("stowage");
-  log = createLogger({ console: false, destination: "local", local: { path: dir } });
+  log = createLogger({ console: false, destination: "s3", s3: { bucket: m.bucket, prefix, region: m.region,
+    endpoint: m.endpoint, forcePathStyle: true, credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey } } });
 }
 const host = "127.0.0.1";
 let url, close;
@@ -92,16 +106,7 @@ const listening = (s) => new Promise((r) => (s.listening ? r() : s.once("listeni
 if (framework === "express") {
   const { default: express } = await import("express");
   const app = express();
-  if (variant === "empty") app.use((_req, _res, next) => next());
-  if (variant === "spin") app.use((_req, _res, next) => { spin(); next(); });
-  if (pino) {
-    const p = devNull();
-    app.use((req, res, next) => {
-      const start = performance.now();
-      res.on("finish", () => p.info({ method: req.method, url: req.originalUrl, status: res.statusCode, ms: performance.now() - start }, "request completed"));
-      next();
-    });
-  }
+  if (variant === "reference") app.use((await import("pino-http")).pinoHttp({ logger: await devNull() }));
   if (variant === "floor")
     app.use((req, res, next) => {
       const start = performance.now();
@@ -117,12 +122,9 @@ if (framework === "express") {
   close = () => new Promise((r) => s.close(r));
 } else if (framework === "fastify") {
   const { default: Fastify } = await import("fastify");
-  const app = pino ? Fastify({ loggerInstance: devNull() }) : Fastify();
-  if (variant === "empty") {
-    app.addHook("onRequest", (_request, _reply, next) => next());
-    app.addHook("onResponse", (_request, _reply, next) => next());
-  }
-  if (variant === "spin") app.addHook("onRequest", (_request, _reply, next) => { spin(); next(); });
+  const app = variant === "reference"
+    ? Fastify({ logger: { stream: (await import("pino")).pino.destination({ dest: "/dev/null", sync: false }) } })
+    : Fastify();
   if (variant === "floor") {
     app.addHook("onRequest", (request, _reply, next) => { request.floorId = crypto.randomUUID(); next(); });
     app.addHook("onResponse", (request, reply, next) => { floorLine(request.floorId, request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime); next(); });
@@ -136,10 +138,8 @@ if (framework === "express") {
   const { serve } = await import("@hono/node-server");
   const { routePath } = await import("hono/route");
   const app = new Hono();
-  if (variant === "empty") app.use(async (_c, next) => { await next(); });
-  if (variant === "spin") app.use(async (_c, next) => { spin(); await next(); });
-  if (pino) {
-    const p = devNull();
+  if (variant === "reference") {
+    const p = await devNull();
     app.use(async (c, next) => {
       const start = performance.now();
       await next();
@@ -162,78 +162,140 @@ if (framework === "express") {
 }
 console.log(JSON.stringify({ url: url + "/hello/42" }));
 let mark = null;
+let mainMark = null;
 process.stdin.setEncoding("utf8");
-process.stdin.on("data", () => {
+// BENCH_PROF: a V8 CPU profile from the first mark on (not the start-up or warm-up).
+const prof = process.env.BENCH_PROF ? new (await import("node:inspector")).Session() : null;
+const post = (m, p) => new Promise((r, j) => prof.post(m, p, (e, v) => (e ? j(e) : r(v))));
+if (prof) { prof.connect(); await post("Profiler.enable"); }
+// Each line on stdin: the CPU since the previous one (all threads, main thread, µs), then a new mark.
+process.stdin.on("data", async () => {
+  const cpu = mark === null ? null : process.cpuUsage(mark);
+  const main = mainThreadCpuNs(fs);
+  if (prof && mark === null) await post("Profiler.start");
   mark = process.cpuUsage();
-  console.log(JSON.stringify({ marked: true }));
+  const since = cpu === null ? {} : { cpuUs: cpu.user + cpu.system, mainUs: main === null || mainMark === null ? null : (main - mainMark) / 1000 };
+  mainMark = mainThreadCpuNs(fs);
+  console.log(JSON.stringify({ marked: true, ...since }));
 });
 process.stdin.on("end", async () => {
-  const cpu = process.cpuUsage(mark);
+  if (prof) fs.writeFileSync(process.env.BENCH_PROF, JSON.stringify((await post("Profiler.stop")).profile));
   await close();
-  const r = log ? await log.close({ timeoutMs: 60000 }) : null;
-  const d = r ? Object.values(r.destinations)[0] : null;
+  const r = log ? await log.close({ timeoutMs: 120000 }) : null;
+  const d = r ? r.destinations.sink : null;
   const rejected = d ? d.rejected.oversized + d.rejected.queueFull + d.rejected.spoolFull : 0;
-  const cpuMs = (cpu.user + cpu.system) / 1000;
-  console.log(JSON.stringify({ cpuMs, delivered: d ? d.delivered : 0, rejected, ok: r ? r.ok : true }));
+  console.log(JSON.stringify({ delivered: d ? d.delivered : 0, rejected, ok: r ? r.ok : true }));
   process.exit(0);
 });
 `;
 
 /**
- * The request record's cost without HTTP, in a plain-Node process on dist/:
- * µs per request (min of 7 alternating rounds of 50,000), the adapter's whole
- * record path next to the logger calls it is made of, so the adapter's own
- * share is the difference. The calls run in event-loop turns of 100 (the adapter
- * writes its records at the end of a turn, so that is counted too).
+ * The request record's cost without HTTP (`--record`), in a plain-Node process on dist/:
+ * CPU µs per request (min of 7 alternating rounds of 30,000; main thread, and all threads
+ * including the logger's gzip), the adapter's record path next to the logger calls it is
+ * made of and next to the references' pino lines (to /dev/null). The calls run in
+ * event-loop turns of 100 (the adapter writes its records at the end of a turn, so that is
+ * counted too); each round ends with the logger's flush, so its batches are compressed and
+ * written within the round.
  */
 const RECORD = `
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pino } from "pino";
 import { createLogger } from "stowage";
 import { RequestState, logRequest, requestIdFrom } from "./dist/bridges/http/request-record.js";
+const mainThreadCpuNs = ${mainThreadCpuNs.toString()};
 const log = createLogger({ console: false, destination: "local", local: { path: mkdtempSync(join(tmpdir(), "stowage-bench-rec-")), delivery: { maxQueueBytes: "1GiB" } } });
+const p = pino(pino.destination({ dest: "/dev/null", sync: false }));
 const fields = () => ({ method: "GET", route: "/hello/:id", path: "/hello/42", status: 200, durationMs: 0.123, userAgent: "autocannon/7.15.0", ip: "127.0.0.1" });
 const cases = {
   "adapter: request id + state + record (logRequest)": () => logRequest(new RequestState(log, requestIdFrom(undefined)), { method: "GET", route: "/hello/:id", path: "/hello/42", status: 200, userAgent: "autocannon/7.15.0", ip: "127.0.0.1", query: undefined, headers: undefined }),
   "logger: child({ requestId }).info(msg, 7 fields)": () => log.child({ requestId: crypto.randomUUID() }).info("GET /hello/:id 200", fields()),
-  "logger: child({ requestId }) alone": () => log.child({ requestId: crypto.randomUUID() }),
   "logger: info(msg, 7 fields)": () => log.info("GET /hello/:id 200", fields()),
-  "logger: info(msg)": () => log.info("GET /hello/:id 200"),
+  "pino: info({4 fields}, msg) (Hono's reference line)": () => p.info({ method: "GET", path: "/hello/42", status: 200, ms: 0.123 }, "request completed"),
+  "pino: child({ reqId }) + 2 lines (Fastify's logger)": () => { const c = p.child({ reqId: "req-1" }); c.info({ req: { method: "GET", url: "/hello/42", host: "127.0.0.1:3000", remoteAddress: "127.0.0.1", remotePort: 5555 } }, "incoming request"); c.info({ res: { statusCode: 200 }, responseTime: 0.123 }, "request completed"); },
 };
 const best = {};
+const turns = async (fn, n) => { for (let t = 0; t < n; t++) { for (let i = 0; i < 100; i++) fn(); await new Promise((r) => setImmediate(r)); } };
 for (let round = 0; round < 7; round++)
   for (const [name, fn] of Object.entries(cases)) {
-    for (let i = 0; i < 5000; i++) fn();
-    await new Promise((r) => setImmediate(r)); // the warm-up's deferred records are written
-    const t = process.hrtime.bigint();
-    // Turns of 100 requests, each ended (the adapter writes its records at a turn's end).
-    for (let turn = 0; turn < 500; turn++) {
-      for (let i = 0; i < 100; i++) fn();
-      await new Promise((r) => setImmediate(r));
-    }
-    best[name] = Math.min(best[name] ?? Infinity, Number(process.hrtime.bigint() - t) / 50000 / 1000);
-    await new Promise((r) => setTimeout(r, 20));
+    await turns(fn, 30);
+    await log.flush({ timeoutMs: 60000 });
+    const all = process.cpuUsage();
+    const main = mainThreadCpuNs({ readFileSync });
+    await turns(fn, 300);
+    await log.flush({ timeoutMs: 60000 });
+    await new Promise((r) => p.flush(r));
+    const a = process.cpuUsage(all);
+    const m = mainThreadCpuNs({ readFileSync });
+    const b = (best[name] ??= { all: Infinity, main: Infinity });
+    b.all = Math.min(b.all, (a.user + a.system) / 30000);
+    if (m !== null && main !== null) b.main = Math.min(b.main, (m - main) / 1000 / 30000);
   }
 await log.close({ timeoutMs: 60000 });
 console.log(JSON.stringify(best));
 `;
 
+const minio = await startMinio();
+const minioCpu = () => (minio.pid === undefined ? null : processCpuS(minio.pid));
+// MinIO shares the load generator's core, so the server's core is the server's alone.
+if (PIN && minio.pid !== undefined)
+  spawnSync("taskset", ["-a", "-p", "-c", String(PIN.load), String(minio.pid)], {
+    stdio: "ignore",
+  });
+const store = minioStoreOf(minio);
+
+/** Records under `prefix` in the bucket: every object read back, its lines counted. */
+async function recordsInBucket(prefix: string): Promise<number> {
+  let n = 0;
+  for (const key of await listAll(store, prefix)) {
+    const got = await store.get(key);
+    const chunks: Buffer[] = [];
+    for await (const c of got.body) chunks.push(c as Buffer);
+    const text = gunzipSync(Buffer.concat(chunks)).toString("utf8");
+    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  }
+  return n;
+}
+
+interface Cpu {
+  cpuUs: number;
+  mainUs: number | null;
+}
+
 interface Served {
   rps: number;
-  /** Server CPU time (all threads) per response of the measured run, µs. */
-  cpuUs: number;
+  /** Server CPU per response at saturation (the req/s run), µs: all threads, and the main thread. */
+  sat: Cpu;
+  /** Server CPU per response at the fixed offered load (`--rate`), µs. */
+  fixed: Cpu;
+  /** MinIO's CPU per response of both measured runs (and the logger's close), µs. */
+  minioUs: number | null;
   responses: number;
   delivered: number;
 }
 
-/** The server variants (see SERVER), measured in this order in every round. */
-const VARIANTS = ["without", "with", "empty", "spin", "pino", "floor"] as const;
-type Variant = (typeof VARIANTS)[number];
+const VARIANTS = FLOOR
+  ? (["hello", "reference", "adapter", "floor"] as const)
+  : (["hello", "reference", "adapter"] as const);
+type Variant = "hello" | "reference" | "adapter" | "floor";
+let runs = 0;
 
-/** One fresh server process: 1 s warm-up, then the measured run; returns req/s and the record count. */
+/**
+ * The fixed offered load of the CPU run, per framework: below what every variant serves on
+ * this machine even when it is busy, so all of them do the same work per event-loop turn.
+ */
+const RATE_FLAG = flag("rate");
+const RATES: Record<string, number> = { express: 1000, fastify: 3000, hono: 3000 };
+const rateOf = (framework: string) => (RATE_FLAG ? Number(RATE_FLAG) : RATES[framework]!);
+
+/**
+ * One fresh server process: 1 s warm-up, the req/s run (as fast as autocannon goes), then
+ * the CPU run at the fixed offered load, both `--seconds` long.
+ */
 async function measure(framework: string, variant: Variant): Promise<Served> {
-  const dir = mkdtempSync(join(tmpdir(), "stowage-bench-http-"));
+  const prefix = `bench/http-${Date.now()}-${runs++}`;
   const child = spawn(
     ...onCpu(PIN?.server, process.execPath, [
       "--input-type=module",
@@ -241,104 +303,193 @@ async function measure(framework: string, variant: Variant): Promise<Served> {
       SERVER,
       framework,
       variant,
-      dir,
+      prefix,
     ]),
-    { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] },
+    {
+      cwd: ROOT,
+      stdio: ["pipe", "pipe", "inherit"],
+      env: {
+        ...process.env,
+        BENCH_MINIO: JSON.stringify(minio),
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+        ...(PROF ? { BENCH_PROF: join(PROF, `${framework}-${variant}-${runs}.cpuprofile`) } : {}),
+      },
+    },
   );
+  const exited = new Promise((r) => child.once("exit", r));
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async () => {
     const { value, done } = await lines.next();
     if (done) throw new Error(`${framework} server (${variant}) exited early`);
     return JSON.parse(value as string) as Record<string, unknown>;
   };
+  const mark = async () => {
+    child.stdin.write("mark\n");
+    return (await next()) as unknown as Cpu;
+  };
+  const per = (c: Cpu, n: number): Cpu => ({
+    cpuUs: c.cpuUs / n,
+    mainUs: c.mainUs === null ? null : c.mainUs / n,
+  });
   try {
     const { url } = (await next()) as { url: string };
     const warm = await autocannonRun(url, { ...LOAD, seconds: 1 });
-    child.stdin.write("mark\n");
-    await next();
+    await mark();
+    const m0 = minioCpu();
     const run = await autocannonRun(url, LOAD);
+    const sat = await mark();
+    const fixed = await autocannonRun(url, { ...LOAD, rate: rateOf(framework) });
+    const atRate = await mark();
     child.stdin.end();
-    const end = (await next()) as {
-      cpuMs: number;
-      delivered: number;
-      rejected: number;
-      ok: boolean;
-    };
-    const served = warm.responses + run.responses;
-    if (variant === "with" && (!end.ok || end.rejected > 0 || end.delivered < served))
-      throw new Error(
-        `${framework}: ${served} responses but ${end.delivered} records delivered, ${end.rejected} rejected, ok=${end.ok}`,
-      );
+    const end = (await next()) as { delivered: number; rejected: number; ok: boolean };
+    const m1 = minioCpu();
+    const served = warm.responses + run.responses + fixed.responses;
+    let delivered = 0;
+    if (variant === "adapter") {
+      delivered = await recordsInBucket(prefix);
+      if (!end.ok || end.rejected > 0 || delivered < served || end.delivered < served)
+        throw new Error(
+          `${framework}: ${served} responses but ${delivered} records in the bucket (${end.delivered} reported delivered), ${end.rejected} rejected, ok=${end.ok}`,
+        );
+    }
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     return {
       rps: run.rps,
-      cpuUs: (end.cpuMs * 1000) / run.responses,
+      sat: per(sat, run.responses),
+      fixed: per(atRate, fixed.responses),
+      minioUs:
+        m0 === null || m1 === null ? null : ((m1 - m0) * 1e6) / (run.responses + fixed.responses),
       responses: served,
-      delivered: end.delivered,
+      delivered,
     };
   } finally {
     child.kill();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
-console.log(
-  `\n-- adapters: hello-world req/s, autocannon -c ${LOAD.connections} -d ${SECONDS} after 1 s warm-up, fresh server per run, ${ROUNDS} alternating rounds, ${PIN ? `server on CPU ${PIN.server}, autocannon on CPU ${PIN.load}` : "not pinned"}`,
-);
-console.log(
-  "   req/s: min/median of the rounds, ratio with/without (goal ≥ 0.9×); empty mw / 1 µs mw: the same ratio for a do-nothing middleware / one that spends 1 µs per request; pino: pino to /dev/null as the request logger (Fastify's own, 2 lines per request; Express, Hono: 1 line per request from a middleware), for scale; floor: a middleware making one JSON line per request in memory (UUID + JSON.stringify, no I/O), the least any request logger does; cpu: server CPU µs per response (all threads), median",
-);
-console.log(
-  `${"framework".padEnd(10)} ${"without req/s".padStart(14)} ${"with req/s".padStart(14)} ${"ratio min/med".padStart(14)} ${"empty mw min/med".padStart(17)} ${"1 µs mw min/med".padStart(16)} ${"pino min/med".padStart(13)} ${"floor min/med".padStart(14)} ${"cpu without".padStart(12)} ${"cpu with".padStart(9)} ${"cpu floor".padStart(10)} ${"records/responses".padStart(18)}`,
-);
-const names: Record<string, string> = {
+const REFERENCE: Record<string, string> = {
+  express: "pino-http",
+  fastify: "Fastify's logger",
+  hono: "pino line/request",
+};
+const NAMES: Record<string, string> = {
   express: "Express 5",
   fastify: "Fastify 5",
   hono: "Hono 4",
 };
+// `--only none --record`: the record without HTTP alone.
+const only = (flag("only")?.split(",") ?? Object.keys(NAMES)).filter((f) => f in NAMES);
+
+console.log(
+  `\n-- request logging: hello-world req/s and server CPU per request, autocannon -c ${LOAD.connections} -d ${SECONDS} after 1 s warm-up, fresh server per run, ${ROUNDS} alternating rounds, ${PIN ? `server on CPU ${PIN.server}, autocannon and MinIO on CPU ${PIN.load}` : "not pinned"}`,
+);
+console.log(
+  "   reference: what the framework's users log requests with, to /dev/null (Express: pino-http; Fastify: its built-in logger, 2 lines/request; Hono: one pino line/request); adapter: Stowage's, shipping to MinIO, every record checked in the bucket",
+);
+console.log(
+  `   cpu: server µs per request, all threads / main thread, medians — at saturation (the req/s run) and at a fixed offered load (${
+    RATE_FLAG
+      ? `${RATE_FLAG} req/s`
+      : Object.entries(RATES)
+          .map(([f, r]) => `${f} ${r}`)
+          .join(", ") + " req/s"
+  }: the same work per event-loop turn for every variant); over hello: at the fixed load, minus the hello world's`,
+);
+console.log(
+  `${"framework".padEnd(10)} ${"variant".padEnd(18)} ${"req/s min/med".padStart(15)} ${"cpu @sat".padStart(12)} ${"cpu @rate".padStart(12)} ${"over hello".padStart(12)} ${"minio µs/req".padStart(13)} ${"records/responses".padStart(18)}`,
+);
 const goals: string[] = [];
-for (const [framework, name] of Object.entries(names)) {
-  const records = { delivered: 0, responses: 0 };
-  const cpu = Object.fromEntries(VARIANTS.map((v) => [v, [] as number[]])) as Record<
+for (const framework of only) {
+  const name = NAMES[framework]!;
+  const got = Object.fromEntries(VARIANTS.map((v) => [v, [] as Served[]])) as Record<
     Variant,
-    number[]
+    Served[]
   >;
-  const run = (variant: Variant) => async () => {
-    const r = await measure(framework, variant);
-    cpu[variant].push(r.cpuUs);
-    if (variant === "with") {
-      records.delivered += r.delivered;
-      records.responses += r.responses;
-    }
-    return r.rps;
-  };
-  const s = await alternate(
+  const rps = await alternate(
     ROUNDS,
-    Object.fromEntries(VARIANTS.map((v) => [v, run(v)])) as Record<Variant, () => Promise<number>>,
+    Object.fromEntries(
+      VARIANTS.map((v) => [
+        v,
+        async () => {
+          const r = await measure(framework, v);
+          got[v].push(r);
+          return r.rps;
+        },
+      ]),
+    ) as Record<Variant, () => Promise<number>>,
   );
-  const fmt = (xs: number[]) => `${min(xs).toFixed(0)}/${median(xs).toFixed(0)}`;
-  const base = s.without;
-  const medianRatio = (xs: number[]) => median(xs) / median(base);
-  const ratio = (xs: number[]) =>
-    `${(min(xs) / min(base)).toFixed(2)}/${medianRatio(xs).toFixed(2)}`;
-  console.log(
-    `${name.padEnd(10)} ${fmt(base).padStart(14)} ${fmt(s.with).padStart(14)} ${ratio(s.with).padStart(14)} ${ratio(s.empty).padStart(17)} ${ratio(s.spin).padStart(16)} ${ratio(s.pino).padStart(13)} ${ratio(s.floor).padStart(14)} ${median(cpu.without).toFixed(1).padStart(12)} ${median(cpu.with).toFixed(1).padStart(9)} ${median(cpu.floor).toFixed(1).padStart(10)} ${`${records.delivered}/${records.responses}`.padStart(18)}`,
-  );
-  const withMed = medianRatio(s.with);
-  const floorMed = medianRatio(s.floor);
+  const med = (v: Variant, f: (s: Served) => number | null): number | null => {
+    const xs = got[v].map(f).filter((x): x is number => x !== null);
+    return xs.length === 0 ? null : summary(xs).median;
+  };
+  const fmt = (x: number | null, d = 1) => (x === null ? "n/a" : x.toFixed(d));
+  const pair = (a: number | null, b: number | null) => `${fmt(a)}/${fmt(b)}`;
+  const at = (v: Variant) => ({
+    all: med(v, (x) => x.fixed.cpuUs)!,
+    main: med(v, (x) => x.fixed.mainUs),
+  });
+  const hello = at("hello");
+  const minus = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
+  for (const v of VARIANTS) {
+    const s = summary(rps[v]);
+    const c = at(v);
+    const records =
+      v === "adapter"
+        ? `${got[v].reduce((a, x) => a + x.delivered, 0)}/${got[v].reduce((a, x) => a + x.responses, 0)}`
+        : "";
+    const label = v === "reference" ? REFERENCE[framework]! : v;
+    console.log(
+      `${name.padEnd(10)} ${label.padEnd(18)} ${`${s.min.toFixed(0)}/${s.median.toFixed(0)}`.padStart(15)} ${pair(
+        med(v, (x) => x.sat.cpuUs),
+        med(v, (x) => x.sat.mainUs),
+      ).padStart(
+        12,
+      )} ${pair(c.all, c.main).padStart(12)} ${(v === "hello" ? "" : pair(c.all - hello.all, minus(c.main, hello.main))).padStart(12)} ${(v === "adapter" ? fmt(med(v, (x) => x.minioUs)) : "").padStart(13)} ${records.padStart(18)}`,
+    );
+  }
+  const ref = REFERENCE[framework]!;
+  const rate = summary(rps.adapter).median / summary(rps.reference).median;
+  const adapter = at("adapter");
+  const reference = at("reference");
+  // A reference that cost no CPU over the hello world in this run leaves no ratio to check.
+  const ratio = (a: number | null, r: number | null, h: number | null) =>
+    a === null || r === null || h === null ? null : r - h > 0 ? (a - h) / (r - h) : Infinity;
+  const overAll = ratio(adapter.all, reference.all, hello.all)!;
+  const overMain = ratio(adapter.main, reference.main, hello.main);
   goals.push(
-    `${name.padEnd(10)} adapter ${withMed.toFixed(3)}× (goal ≥ 0.9×: ${withMed >= 0.9 ? "met" : "NOT met"}); floor ${floorMed.toFixed(3)}× (${floorMed >= 0.9 ? "within" : "below"} the goal); adapter/floor ${(withMed / floorMed).toFixed(2)}`,
+    targetLine(
+      `${name} adapter ÷ ${ref} req/s (wall time, medians; moves with the machine's phase)`,
+      rate,
+      1.0,
+    ),
+    targetLine(
+      `${name} adapter ÷ ${ref} server CPU/request over hello (all threads, at the fixed load, medians)`,
+      overAll,
+      1.0,
+      false,
+    ) + (overMain === null ? "" : ` [main thread: ${overMain.toFixed(2)}×]`),
   );
 }
-console.log("\n-- goal check (medians)");
+console.log("\n-- targets (issue 33: request logging)");
 for (const g of goals) console.log(g);
 
-const record = spawn(process.execPath, ["--input-type=module", "-e", RECORD], {
-  cwd: ROOT,
-  stdio: ["ignore", "pipe", "inherit"],
-});
-let out = "";
-record.stdout.on("data", (c: Buffer) => (out += c));
-await new Promise((resolve) => record.on("close", resolve));
-console.log("\n-- the request record without HTTP: µs per request (min of 7 rounds × 50,000)");
-for (const [name, us] of Object.entries(JSON.parse(out) as Record<string, number>))
-  console.log(`${name.padEnd(52)} ${us.toFixed(2).padStart(6)} µs`);
+if (RECORD_BENCH) {
+  const record = spawn(process.execPath, ["--input-type=module", "-e", RECORD], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  record.stdout.on("data", (c: Buffer) => (out += c));
+  await new Promise((r) => record.on("close", r));
+  console.log(
+    "\n-- the request record without HTTP: CPU µs per request, main thread / all threads (min of 7 rounds × 30,000)",
+  );
+  for (const [name, us] of Object.entries(
+    JSON.parse(out) as Record<string, { all: number; main: number }>,
+  ))
+    console.log(
+      `${name.padEnd(54)} ${us.main.toFixed(2).padStart(6)} / ${us.all.toFixed(2).padStart(6)} µs`,
+    );
+}
+store.close();
+await minio.stop();
