@@ -167,26 +167,21 @@ export class Logger {
       ms = parsed;
     }
     if (!this.enabled(level)) return null;
-    // Known fields only, copied explicitly (no spread: this is the ingestion hot path).
-    const full: LogRecord = {
-      timestamp: formatTimestamp(ms),
-      level,
-      message: messageText(record.message),
-    };
-    const service = record.service ?? this.core.service;
-    if (service !== undefined) full.service = service;
-    if (record.caller !== undefined) full.caller = record.caller;
-    if (record.data !== undefined) full.data = record.data;
-    if (record.bindings !== undefined)
-      full.bindings =
-        this.bindingsJson === undefined ? record.bindings : this.withOwnBindings(record.bindings);
-    if (record.error !== undefined) full.error = record.error;
-    if (record.traceId !== undefined) full.traceId = record.traceId;
-    if (record.spanId !== undefined) full.spanId = record.spanId;
+    // readRecord's copy (every known field, one fixed shape) becomes the record itself: no
+    // second object on the ingestion hot path. An absent field stays undefined, which the
+    // serialiser skips like a missing one.
+    const ownBindings = record.bindings;
+    const full = record as { -readonly [K in keyof LogRecord]-?: LogRecord[K] | undefined };
+    full.timestamp = formatTimestamp(ms);
+    full.level = level;
+    full.message = messageText(record.message);
+    full.service = record.service ?? this.core.service;
+    if (ownBindings !== undefined && this.bindingsJson !== undefined)
+      full.bindings = this.withOwnBindings(ownBindings);
     const line =
-      record.bindings === undefined && this.bindingsJson !== undefined
-        ? serializeRecordWithBindings(full, this.bindingsJson, this.core.serialize)
-        : serializeRecord(full, this.core.serialize);
+      ownBindings === undefined && this.bindingsJson !== undefined
+        ? serializeRecordWithBindings(full as LogRecord, this.bindingsJson, this.core.serialize)
+        : serializeRecord(full as LogRecord, this.core.serialize);
     this.core.echo?.echo(line, level);
     const outcome = this.core.sink.acceptDurable(line, ms);
     // Connectors get what the destination accepted (a refusal is a string).
@@ -321,18 +316,28 @@ function emit(
 ): void {
   try {
     const parts = safeCallArgs(first, second);
-    const record: LogRecord = { timestamp: formatTimestamp(ms), level, message: parts.message };
-    if (core.service !== undefined) record.service = core.service;
-    if (callSite && core.callerRoot !== null) {
-      const caller = captureCaller(core.callerRoot, 2);
-      if (caller) record.caller = caller;
-    }
-    if (parts.data !== undefined) record.data = parts.data;
-    if (parts.error !== undefined) record.error = parts.error;
+    const caller =
+      callSite && core.callerRoot !== null
+        ? captureCaller(core.callerRoot, 2) || undefined
+        : undefined;
+    // Every field in the literal (an absent one undefined, which the serialiser skips): one
+    // object of one shape, no properties added to it afterwards.
+    const record: { [K in keyof LogRecord]-?: LogRecord[K] | undefined } = {
+      timestamp: formatTimestamp(ms),
+      level,
+      message: parts.message,
+      service: core.service,
+      caller,
+      data: parts.data,
+      bindings: undefined,
+      error: parts.error,
+      traceId: undefined,
+      spanId: undefined,
+    };
     const line =
       bindingsJson === undefined
-        ? serializeRecord(record, core.serialize)
-        : serializeRecordWithBindings(record, bindingsJson, core.serialize);
+        ? serializeRecord(record as LogRecord, core.serialize)
+        : serializeRecordWithBindings(record as LogRecord, bindingsJson, core.serialize);
     core.echo?.echo(line, level);
     const refused = core.sink.accept(line, ms);
     if (core.connectors !== null && refused === null) core.connectors.offer(line, level);
