@@ -72,6 +72,7 @@ export class SqliteSpool implements Spool {
   private readonly token: string;
   private readonly writer: string;
   private closed = false;
+  private usage = -1;
   private constructor(
     private readonly db: SqlDatabase,
     private readonly options: SpoolOpenOptions,
@@ -81,6 +82,9 @@ export class SqliteSpool implements Spool {
     this.now = options.now ?? Date.now;
     const s = (sql: string) => db.prepare(sql);
     this.q = {
+      // Prepared once: a group commit per awaited write() should not parse SQL.
+      begin: s("BEGIN IMMEDIATE"),
+      commit: s("COMMIT"),
       register: s(
         "INSERT INTO owners (token, pid, host, heartbeat_ms, expires_ms) VALUES (?, ?, ?, ?, ?)",
       ),
@@ -88,9 +92,10 @@ export class SqliteSpool implements Spool {
         "INSERT OR REPLACE INTO owners (id, token, pid, host, heartbeat_ms, expires_ms) VALUES (?, ?, ?, ?, ?, ?)",
       ),
       usage: s("SELECT bytes FROM usage WHERE id = 1"),
-      addUsage: s("UPDATE usage SET bytes = bytes + ? WHERE id = 1"),
+      addUsage: s("UPDATE usage SET bytes = bytes + ? WHERE id = 1 RETURNING bytes"),
       insertRecord: s("INSERT INTO records (owner, ts_ms, line) VALUES (?, ?, ?)"),
       deleteRecord: s("DELETE FROM records WHERE id = ? AND owner = ?"),
+      deleteRange: s("DELETE FROM records WHERE id BETWEEN ? AND ? AND owner = ? RETURNING id"),
       insertBatch:
         s(`INSERT INTO batches (id, key, state, lease_owner, lease_until_ms, records, decoded_bytes, min_ms, max_ms, body, created_ms)
         VALUES (?, ?, 'leased', ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -170,10 +175,10 @@ export class SqliteSpool implements Spool {
   }
 
   private tx<T>(fn: () => T): T {
-    this.db.exec("BEGIN IMMEDIATE");
+    this.q.begin!.run();
     try {
       const out = fn();
-      this.db.exec("COMMIT");
+      this.q.commit!.run();
       return out;
     } catch (err) {
       // SQLite may already have rolled back (SQLITE_FULL, IOERR): a second
@@ -196,9 +201,27 @@ export class SqliteSpool implements Spool {
       const ids: number[] = [];
       let bytes = this.insertRecords(records, ids);
       bytes += this.applyOutcomes(outcomes);
-      if (bytes !== 0) this.q.addUsage!.run(bytes);
+      this.addUsage(bytes);
       return ids;
     });
+  }
+
+  /**
+   * Inside a transaction: moves the usage row by `delta` and keeps the total it now holds
+   * (`usageAtCommit`), read in the same statement instead of a read transaction of its own.
+   */
+  private addUsage(delta: number): void {
+    this.usage = (
+      (delta === 0 ? this.q.usage!.get() : this.q.addUsage!.get(delta)) as { bytes: number }
+    ).bytes;
+  }
+
+  /**
+   * The spool's logical payload as of this instance's last append/appendGroups/seal/complete
+   * commit (what `bytes()` would have read right after it), or -1 before the first.
+   */
+  get usageAtCommit(): number {
+    return this.usage;
   }
 
   /**
@@ -225,7 +248,7 @@ export class SqliteSpool implements Spool {
       });
       if (top > mark) this.q.writeMark!.run(key, formatMark(top, this.now()));
       bytes += this.applyOutcomes(outcomes);
-      if (bytes !== 0) this.q.addUsage!.run(bytes);
+      this.addUsage(bytes);
       return out;
     });
   }
@@ -251,10 +274,7 @@ export class SqliteSpool implements Spool {
   ): SealResult {
     const owner = this.owner(which);
     return this.tx(() => {
-      const kept: number[] = [];
-      for (let i = 0; i < recordIds.length; i++) {
-        if (this.q.deleteRecord!.run(recordIds[i], owner).changes === 1) kept.push(i);
-      }
+      const kept = this.deleteRecords(recordIds, owner);
       if (kept.length === 0) return { kept, inserted: false };
       const b = build(kept);
       const recordBytes = b.decodedBytes; // Σ (line bytes + 1) of exactly the kept records
@@ -270,9 +290,30 @@ export class SqliteSpool implements Spool {
         b.body,
         this.now(),
       );
-      this.q.addUsage!.run(b.body.byteLength - recordBytes);
+      this.addUsage(b.body.byteLength - recordBytes);
       return { kept, inserted: true };
     });
+  }
+
+  /**
+   * Inside a transaction: deletes the rows of `recordIds` still held by `owner`; returns the
+   * indexes (into recordIds) of those deleted. Consecutive ids (the usual batch: one writer's
+   * records of one hour) go in one ranged DELETE, which holds exactly those ids.
+   */
+  private deleteRecords(recordIds: readonly number[], owner: number): number[] {
+    const n = recordIds.length;
+    const first = recordIds[0]!;
+    let consecutive = n > 1;
+    for (let i = 1; consecutive && i < n; i++) consecutive = recordIds[i] === first + i;
+    if (consecutive) {
+      const rows = this.q.deleteRange!.all(first, first + n - 1, owner) as { id: number }[];
+      return rows.map((r) => Number(r.id) - first).sort((a, b) => a - b);
+    }
+    const kept: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (this.q.deleteRecord!.run(recordIds[i], owner).changes === 1) kept.push(i);
+    }
+    return kept;
   }
 
   claim(limit: number): SpoolBatch[] {
@@ -292,10 +333,7 @@ export class SqliteSpool implements Spool {
 
   complete(outcomes: readonly BatchOutcome[]): void {
     if (outcomes.length === 0) return;
-    this.tx(() => {
-      const bytes = this.applyOutcomes(outcomes);
-      if (bytes !== 0) this.q.addUsage!.run(bytes);
-    });
+    this.tx(() => this.addUsage(this.applyOutcomes(outcomes)));
   }
 
   /** Inside a transaction: returns the usage delta. */

@@ -154,7 +154,7 @@ export class WorkerLoop {
     }
     this.inbox = [];
     this.outcomes = [];
-    const bytes = this.spool.bytes();
+    const bytes = this.spool.usageAtCommit; // read in the commit: no read transaction of its own
     if (groups.length > 0) this.post({ t: "ack", seq: groups[groups.length - 1]!.seq, bytes });
     if (outcomes.length > 0) this.post({ t: "doneAck", count: outcomes.length });
     else if (groups.length === 0) this.post({ t: "bytes", bytes });
@@ -191,7 +191,10 @@ export class WorkerLoop {
       this.queue.push({ id: built.id, records: built.records });
       if (built === full && this.cache.size < this.cfg.window) this.cache.set(built.id, full);
     }
-    this.post({ t: "bytes", bytes: this.spool.bytes() });
+    this.post({
+      t: "bytes",
+      bytes: this.spool.usageAtCommit < 0 ? this.spool.bytes() : this.spool.usageAtCommit,
+    });
   }
 
   private encode(s: SealedRecords, kept: number[]): SpoolBatchInput {
