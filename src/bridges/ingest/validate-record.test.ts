@@ -17,7 +17,7 @@ describe("validateRecord timestamps", () => {
   it("reads the canonical form by arithmetic, exactly as Date.parse does", () => {
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n) + 0;
-    for (let i = 0; i < 20_000; i++) {
+    for (let i = 0; i < 5_000; i++) {
       // In range and out of range alike: month 0–13, day 0–32, hour 0–25, minute/second 0–61.
       const s = `${pad(1960 + rnd(8100), 4)}-${pad(rnd(14), 2)}-${pad(rnd(33), 2)}T${pad(rnd(26), 2)}:${pad(rnd(62), 2)}:${pad(rnd(62), 2)}.${pad(rnd(1000), 3)}Z`;
       const fast = canonicalIsoMs(s);
