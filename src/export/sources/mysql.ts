@@ -191,7 +191,8 @@ export async function openMysql(url: string, connectTimeoutMs = 10_000): Promise
   const conn = mysql.createConnection({
     uri: url,
     connectTimeout: connectTimeoutMs,
-    // BIGINT: a number when it is a safe integer, else the exact digit text (`bigintValue`).
+    // BIGINT: a number when it is a safe integer, else the exact digit text (`bigintValue`);
+    // a query for a text format asks for the digit text always (`streamQuery`).
     supportBigNumbers: true,
     bigNumberStrings: false,
     dateStrings: true,
@@ -258,7 +259,14 @@ function streamQuery(
   };
   options.signal?.addEventListener("abort", signal, { once: true });
   return new Promise<RowStream>((resolve, reject) => {
-    const q = conn.query({ sql, values, rowsAsArray: true });
+    // Text formats: BIGINT as the server's digit text, handed on as it is (rendering a
+    // number back to text costs more than the parse saves); typed: a number when safe.
+    const q = conn.query({
+      sql,
+      values,
+      rowsAsArray: true,
+      bigNumberStrings: options.textValues === true,
+    });
     q.on("fields", (fields: MyField[]) => {
       const mapped = fields.map(mysqlColumn);
       const typed = options.typedColumns ?? [];
