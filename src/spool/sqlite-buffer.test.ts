@@ -58,3 +58,32 @@ it("§4 a spool that fails: the record in flight is lost and counted, later ones
   expect(events.filter((e) => e.type === "latched")).toHaveLength(1);
   expect(events.filter((e) => e.type === "rejected")).toHaveLength(1);
 }, 30_000);
+
+it("§4 write() resolves once committed, also for a line that fills a group by itself and for many writes sharing one group", async () => {
+  const store = new LocalStore({ root: mkdtempSync(join(tmpdir(), "stowage-sqlbuf-")) });
+  const path = join(mkdtempSync(join(tmpdir(), "stowage-sqlbuf-ok-")), "spool.db");
+  const sink = new DeliverySink(
+    "local",
+    store,
+    { ...DELIVERY_DEFAULTS, maxRecordBytes: 1024 * 1024 },
+    (host) =>
+      new SqliteBuffer(host, {
+        path,
+        prefix: "",
+        leaseMs: 5_000,
+        maxBatchBytes: DELIVERY_DEFAULTS.maxBatchBytes,
+        maxBatchRecords: DELIVERY_DEFAULTS.maxBatchRecords,
+        flushIntervalMs: DELIVERY_DEFAULTS.flushIntervalMs,
+        window: 4,
+      }),
+  );
+  const ts = Date.UTC(2026, 0, 1);
+  // 300 KiB: more than a group holds (256 KiB), so the group is posted inside the call.
+  const big = JSON.stringify({ pad: "x".repeat(300 * 1024) });
+  await expect(Promise.resolve(sink.acceptDurable(big, ts))).resolves.toBeNull();
+  const many = Array.from({ length: 100 }, (_, i) => sink.acceptDurable(`{"i":${i}}`, ts));
+  await expect(Promise.all(many)).resolves.toEqual(many.map(() => null));
+  const { result, timedOut } = await sink.close(10_000);
+  expect(timedOut).toBe(false);
+  expect(result).toMatchObject({ ok: true, delivered: 101, pending: 0 });
+}, 30_000);

@@ -33,11 +33,23 @@ const POST_BYTES = 256 * 1024;
 /** How long close() waits for the worker to release its leases and close the database. */
 const CLOSE_WAIT_MS = 15_000;
 
-type Waiter = (err: StowageError | null) => void;
+/** The one promise of a group's awaited writes (all settle together: one allocation per group). */
+interface Waiters {
+  promise: Promise<void>;
+  settle: (err: StowageError | null) => void;
+}
+function waiters(): Waiters {
+  let settle!: Waiters["settle"];
+  const promise = new Promise<void>((resolve, reject) => {
+    settle = (err) => (err === null ? resolve() : reject(err));
+  });
+  return { promise, settle };
+}
 interface Group {
   records: number;
   bytes: number;
-  waiters: Waiter[];
+  /** Settles every `write()` of the group; absent when none awaits it. */
+  waiters: Waiters[];
   /** Kept until committed: the process-end commit stores them if the worker has not. */
   lines: string[];
   ts: number[];
@@ -50,7 +62,12 @@ type SpooledBatch = SealedBatch & { spoolId: string };
  */
 export class SqliteBuffer implements DeliveryBuffer {
   private readonly worker: WorkerHost;
-  private outbox = { lines: [] as string[], ts: [] as number[], bytes: 0, waiters: [] as Waiter[] };
+  private outbox = {
+    lines: [] as string[],
+    ts: [] as number[],
+    bytes: 0,
+    waiters: null as Waiters | null,
+  };
   private postScheduled = false;
   /** Accepted, not yet committed (outbox + groups with the worker). */
   private inflightBytes = 0;
@@ -99,24 +116,34 @@ export class SqliteBuffer implements DeliveryBuffer {
   }
 
   add(line: string, timestampMs: number, measured: number | undefined): void {
+    this.queue(line, timestampMs, measured);
+    this.schedulePost();
+  }
+
+  /** The group's promise is taken before the group can be posted (a line crossing POST_BYTES). */
+  addDurable(line: string, timestampMs: number, size: number | undefined): Promise<void> {
+    const o = this.queue(line, timestampMs, size);
+    const w = (o.waiters ??= waiters());
+    this.schedulePost();
+    return w.promise;
+  }
+
+  private queue(line: string, timestampMs: number, measured: number | undefined) {
     const size = measured ?? lineBytes(line);
     const o = this.outbox;
     o.lines.push(line);
     o.ts.push(timestampMs);
     o.bytes += size;
     this.inflightBytes += size;
-    if (o.bytes >= POST_BYTES) this.post();
+    return o;
+  }
+
+  private schedulePost(): void {
+    if (this.outbox.bytes >= POST_BYTES) this.post();
     else if (!this.postScheduled) {
       this.postScheduled = true;
       queueMicrotask(() => this.post());
     }
-  }
-
-  addDurable(line: string, timestampMs: number, size: number | undefined): Promise<void> {
-    this.add(line, timestampMs, size);
-    return new Promise((resolve, reject) =>
-      this.outbox.waiters.push((err) => (err === null ? resolve() : reject(err))),
-    );
   }
 
   /** Sends the pending group to the worker (or reports it lost if the spool already failed). */
@@ -124,11 +151,11 @@ export class SqliteBuffer implements DeliveryBuffer {
     this.postScheduled = false;
     const g = this.outbox;
     if (g.lines.length === 0) return;
-    this.outbox = { lines: [], ts: [], bytes: 0, waiters: [] };
+    this.outbox = { lines: [], ts: [], bytes: 0, waiters: null };
     const group = {
       records: g.lines.length,
       bytes: g.bytes,
-      waiters: g.waiters,
+      waiters: g.waiters ? [g.waiters] : [],
       lines: g.lines,
       ts: g.ts,
     };
@@ -143,7 +170,7 @@ export class SqliteBuffer implements DeliveryBuffer {
     const cause = spoolCause(error);
     this.host.lost(g.records, cause);
     const err = this._error ?? new StowageError("spool", cause.message);
-    for (const w of g.waiters) w(err);
+    for (const w of g.waiters) w.settle(err);
   }
 
   private onMessage(m: FromWorker): void {
@@ -198,7 +225,7 @@ export class SqliteBuffer implements DeliveryBuffer {
       if (k > seq) break;
       this.groups.delete(k);
       this.inflightBytes -= g.bytes;
-      for (const w of g.waiters) w(null);
+      for (const w of g.waiters) w.settle(null);
       n++;
     }
     this.reportedSpoolBytes = spoolBytes;
@@ -212,7 +239,7 @@ export class SqliteBuffer implements DeliveryBuffer {
     this._error = new StowageError("spool", spoolCause(error).message);
     const groups = [...this.groups.values()];
     this.groups.clear();
-    const all = { records: 0, bytes: 0, waiters: [] as Waiter[], lines: [], ts: [] };
+    const all = { records: 0, bytes: 0, waiters: [] as Waiters[], lines: [], ts: [] };
     for (const g of groups) {
       all.records += g.records;
       all.bytes += g.bytes;
