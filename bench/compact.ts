@@ -21,6 +21,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { queryAsync } from "chdb";
 import { createLogger } from "../src/index.js";
+import { targetLine } from "./_cpu.js";
 import { requestFields, positiveArg, rounds, summary } from "./_shared.js";
 import { minioStoreOf, startMinio, type RunningMinio } from "../test/support/minio-server.js";
 
@@ -243,7 +244,14 @@ async function main(): Promise<void> {
       `${name.padEnd(11)} records/s min ${Math.round(min).toLocaleString().padStart(9)}  median ${Math.round(median).toLocaleString().padStart(9)}   CPU ${cpu.toFixed(2)} µs/record   peak RSS ${rss.toFixed(0)} MiB`,
     );
   }
-  console.log(`ratio stowage / ClickHouse: ${(ours / ref).toFixed(2)}× (target ≥ 0.5×)`);
+  const cpuOf = (name: string) => med(runs[name]!.map((x) => (x.cpuS * 1e6) / RECORDS));
+  const peakMiB = Math.max(...runs.stowage!.map((x) => x.maxRssKiB)) / 1024;
+  console.log(
+    `reference ClickHouse: ${Math.round(ref).toLocaleString()} records/s, ${cpuOf("clickhouse").toFixed(2)} µs CPU/record (both processes use both cores)\n` +
+      `${targetLine("speed stowage ÷ ClickHouse, records/s (wall)", ours / ref, 0.5)}\n` +
+      `${targetLine("speed stowage ÷ ClickHouse, per CPU second (ClickHouse CPU/record ÷ ours; phase-independent)", cpuOf("clickhouse") / cpuOf("stowage"), 0.5)}\n` +
+      `${targetLine(`peak RSS of stowage compact, MiB (${RECORDS.toLocaleString()} records over ${HOURS} h; the goal is for 10M in one hour)`, peakMiB, 256, false, " MiB")}`,
+  );
 
   // What an engine reads for level counts over the day: Parquet vs the v1 NDJSON.
   const proxy = await byteCounter(m.endpoint);
@@ -287,6 +295,7 @@ async function main(): Promise<void> {
       `${line("v1 NDJSON (gzip)", nd)}\n${line("stowage Parquet", pq)}\n` +
       `${line("stowage Parquet, remote_read_min_bytes_for_seek=0", pqSeek)}\n` +
       `${line("ClickHouse's own Parquet (reference)", ch)}\n` +
+      `${targetLine("engine bytes read for level counts, stowage Parquet ÷ v1 NDJSON (ClickHouse read_bytes)", pq.readBytes / nd.readBytes, 0.05, false)}\n` +
       `objects per day: ${v1Objects} v1 objects before, ${parts} Parquet parts after (${(v1Objects / parts).toFixed(0)}× fewer)\n` +
       `stored: v1 ${mib(v1.bytes)} MiB, stowage Parquet ${mib(pqSize.bytes)} MiB (${(pqSize.bytes / v1.bytes).toFixed(2)}×), ClickHouse's Parquet ${mib(chSize.bytes)} MiB (${(chSize.bytes / v1.bytes).toFixed(2)}×)`,
   );
