@@ -5,6 +5,7 @@
  * `toISOString()` form keeps that text in `extra`, and a promoted value that does not fit its
  * declared type is null in its column (it stays in `data`, which is always the whole object).
  */
+import { canonicalIsoMs } from "../shared/iso-time.js";
 import { pathSpan } from "./json-spans.js";
 import { MAX_DEPTH, scanLine, stringValue, type ScannedMember } from "./line-scan.js";
 import { ROW, type PromotedColumn } from "./schema.js";
@@ -21,61 +22,10 @@ export type ParsedLine = AcceptedLine | { reject: string };
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 
-const digit = (t: string, i: number) => {
-  const c = t.charCodeAt(i);
-  return c >= 48 && c <= 57;
-};
-
-/** `YYYY-MM-DDTHH:MM:SS.mmmZ` (what `toISOString` writes), checked char by char. */
-function canonicalShape(t: string): boolean {
-  if (t.length !== 24) return false;
-  for (let i = 0; i < 24; i++) {
-    const c = t.charCodeAt(i);
-    const want =
-      i === 4 || i === 7
-        ? 45
-        : i === 10
-          ? 84
-          : i === 13 || i === 16
-            ? 58
-            : i === 19
-              ? 46
-              : i === 23
-                ? 90
-                : 0;
-    if (want ? c !== want : !digit(t, i)) return false;
-  }
-  return true;
-}
-
-/** The hour (`YYYY-MM-DDTHH`) of the last canonical timestamp read, and its epoch ms. */
-let isoHourText = "\u0000"; // matches no timestamp until the first is read
-let isoHourMs = NaN;
-
-const two = (t: string, i: number) => (t.charCodeAt(i) - 48) * 10 + t.charCodeAt(i + 1) - 48;
-
-/**
- * Epoch ms of a canonical timestamp (`canonicalShape`): lines of one object share their
- * hour, so `Date.parse` runs once per hour and the rest is arithmetic, with Date.parse's
- * own limits (minutes and seconds under 60; hour 24 is left to Date.parse).
- */
-function canonicalMs(t: string): number {
-  if (two(t, 11) > 23) return Date.parse(t);
-  if (!t.startsWith(isoHourText)) {
-    const hour = Date.parse(`${t.slice(0, 13)}:00:00.000Z`);
-    if (!Number.isFinite(hour)) return NaN;
-    isoHourText = t.slice(0, 13);
-    isoHourMs = hour;
-  }
-  const mm = two(t, 14);
-  const ss = two(t, 17);
-  if (mm > 59 || ss > 59) return NaN;
-  return isoHourMs + mm * 60_000 + ss * 1000 + two(t, 20) * 10 + t.charCodeAt(22) - 48;
-}
-
 /** Epoch ms of an ISO-8601 timestamp with a zone, or NaN. */
 export function isoMs(text: string): number {
-  if (canonicalShape(text)) return canonicalMs(text);
+  const canonical = canonicalIsoMs(text);
+  if (canonical >= 0) return canonical;
   return ISO.test(text) ? Date.parse(text) : NaN;
 }
 

@@ -5,6 +5,7 @@
 import type { Level } from "./levels.js";
 import { sanitizeValue } from "./safe-json.js";
 import type { SanitizeOptions } from "./walk-context.js";
+import { canonicalIsoMs, formatTimestamp } from "../shared/iso-time.js";
 
 /**
  * One log record, one JSON line. Field order on output is the order below.
@@ -47,20 +48,7 @@ export { RECORD_FIELDS } from "./fields.js";
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/**
- * Epoch ms → the record timestamp format (UTC, milliseconds).
- * @example formatTimestamp(0) // "1970-01-01T00:00:00.000Z"
- */
-export function formatTimestamp(ms: number): string {
-  // Busy loggers format the same millisecond many times: reuse the last string
-  // (Date#toISOString is ~7% of a logging call in bench/log.ts profiles).
-  if (ms === lastMs) return lastIso;
-  lastIso = new Date(ms).toISOString();
-  lastMs = ms;
-  return lastIso;
-}
-let lastMs = NaN;
-let lastIso = "";
+export { formatTimestamp };
 
 /**
  * Record timestamp → epoch ms, or null when it is not a valid ISO-8601 date.
@@ -70,6 +58,8 @@ let lastIso = "";
  */
 export function parseTimestamp(iso: string): number | null {
   if (typeof iso !== "string") return null;
+  const canonical = canonicalIsoMs(iso);
+  if (canonical >= 0) return canonical;
   if (
     !ISO_MS.test(iso) &&
     !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(iso)

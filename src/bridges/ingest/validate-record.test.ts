@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveIngestOptions } from "./options.js";
-import { canonicalIsoMs, validateRecord } from "./validate-record.js";
+import { canonicalIsoMs } from "../../shared/iso-time.js";
+import { validateRecord } from "./validate-record.js";
 
 const o = resolveIngestOptions({ auth: "none", maxPastSkewMs: 1e15, maxFutureSkewMs: 1e15 });
 const marker = { origin: "client" };

@@ -5,6 +5,7 @@
  * client's original in `bindings.clientTimestamp`.
  */
 import type { ResolvedIngestOptions } from "./options.js";
+import { canonicalIsoMs, formatTimestamp } from "../../shared/iso-time.js";
 
 export type RejectReason = "malformed" | "tooManyFields" | "skew";
 
@@ -87,7 +88,7 @@ export function validateRecord(
   // The marker goes last: a client cannot pose as another origin.
   Object.assign(bindings, marker);
   const record: IngestRecord = {
-    timestamp: iso ?? isoOf(ms),
+    timestamp: iso ?? formatTimestamp(ms),
     message: (v.message as string | undefined) ?? "",
     bindings,
   };
@@ -97,75 +98,6 @@ export function validateRecord(
   if (v.traceId !== undefined) record.traceId = v.traceId as string;
   if (v.spanId !== undefined) record.spanId = v.spanId as string;
   return { record, clamped };
-}
-
-/** `new Date(ms).toISOString()`, reusing the last one (a body's records share the server's now). */
-function isoOf(ms: number): string {
-  if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString();
-    lastMs = ms;
-  }
-  return lastIso;
-}
-let lastMs = NaN;
-let lastIso = "";
-
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/**
- * Epoch ms of a timestamp in the canonical form `YYYY-MM-DDTHH:mm:ss.sssZ` (what
- * `toISOString` writes), year 1970–9999, every field in range — the form whose
- * `new Date(Date.parse(s)).toISOString()` is `s` itself; -1 for anything else (then
- * `Date.parse` decides, as before). Arithmetic only: `Date.parse` and `toISOString`
- * cost more than the rest of the validation together.
- * @example canonicalIsoMs("1970-01-02T00:00:00.000Z") // 86400000
- */
-export function canonicalIsoMs(s: string): number {
-  if (
-    s.length !== 24 ||
-    s.charCodeAt(4) !== 45 || // -
-    s.charCodeAt(7) !== 45 ||
-    s.charCodeAt(10) !== 84 || // T
-    s.charCodeAt(13) !== 58 || // :
-    s.charCodeAt(16) !== 58 ||
-    s.charCodeAt(19) !== 46 || // .
-    s.charCodeAt(23) !== 90 // Z
-  )
-    return -1;
-  const y = digits(s, 0, 4);
-  const mo = digits(s, 5, 2);
-  const d = digits(s, 8, 2);
-  const h = digits(s, 11, 2);
-  const mi = digits(s, 14, 2);
-  const sec = digits(s, 17, 2);
-  const msec = digits(s, 20, 3);
-  // digits() is -1 for a non-digit: every field is checked below its range too.
-  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59) return -1;
-  if (sec < 0 || sec > 59 || msec < 0) return -1;
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  if (d > DAYS_IN_MONTH[mo - 1]! + (mo === 2 && leap ? 1 : 0)) return -1;
-  return daysFromCivil(y, mo, d) * 86_400_000 + h * 3_600_000 + mi * 60_000 + sec * 1000 + msec;
-}
-
-/** The decimal number of `n` digits at `at`, or -1 when one of them is not a digit. */
-function digits(s: string, at: number, n: number): number {
-  let v = 0;
-  for (let i = at; i < at + n; i++) {
-    const c = s.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    v = v * 10 + c;
-  }
-  return v;
-}
-
-/** Days from 1970-01-01 to a proleptic Gregorian date (y ≥ 0; H. Hinnant's days_from_civil). */
-function daysFromCivil(y: number, m: number, d: number): number {
-  const yy = m <= 2 ? y - 1 : y;
-  const era = Math.floor(yy / 400);
-  const yoe = yy - era * 400;
-  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146_097 + doe - 719_468;
 }
 
 /** Counts keys and array elements (nested included), stopping once past `cap`; no recursion. */
