@@ -12,7 +12,13 @@
  */
 import { createHash } from "node:crypto";
 import type { ColumnSpec, Row } from "../encoders/columns.js";
-import { createFormat, type ByteSink, type Encoder } from "../encoders/format.js";
+import {
+  createFormat,
+  type ByteSink,
+  type Encoder,
+  type FormatOptions,
+} from "../encoders/format.js";
+import { workerFormat, type EncoderThread } from "../encoders/thread/thread.js";
 import { MultipartWriter } from "../encoders/multipart-writer.js";
 import { isStowageError } from "../shared/errors.js";
 import { isCompositeChecksum } from "../store/checksum.js";
@@ -33,6 +39,8 @@ export interface OutputPartsOptions {
   objectLock?: { mode: ObjectLockMode; retainUntil: Date } | undefined;
   /** Told about each part as it completes (`existed`: it was already there). */
   onPart?: (part: ManifestOutput, existed: boolean) => void;
+  /** The run's encoding thread (started on first use): parts are encoded there, off the thread that scans lines. */
+  encoderThread?: () => EncoderThread;
 }
 
 const ENCODE_BATCH = 1024;
@@ -97,12 +105,16 @@ export class OutputParts {
   private async start(k: number): Promise<OpenPart> {
     const { calls } = this.o;
     const key = outputKey(this.o.dest, this.o.hourMs, this.o.generation, this.o.digest, k);
-    const format = await createFormat({
+    const options: FormatOptions = {
       format: "parquet",
       compression: this.o.settings.compression,
       rowGroupRows: this.o.settings.rowGroupRows,
       rowGroupBytes: this.o.settings.rowGroupBytes,
-    });
+    };
+    const local = await createFormat(options);
+    const format = this.o.encoderThread
+      ? workerFormat(options, local, this.o.encoderThread(), { strict: false })
+      : local;
     const info = await calls.store.head(key, { signal: calls.signal }).catch((err: unknown) => {
       if (isStowageError(err, "not-found")) return undefined;
       throw err;

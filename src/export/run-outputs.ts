@@ -12,7 +12,11 @@ import type { Format } from "../encoders/format.js";
 import { lockOption } from "../store/object-lock.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { ResolvedExport, ResolvedTuning } from "./config.js";
-import { EncoderThread, workerFormat, type EncoderThreadOptions } from "./encoding/thread.js";
+import {
+  EncoderThread,
+  workerFormat,
+  type EncoderThreadOptions,
+} from "../encoders/thread/thread.js";
 import { formatOptions, type Prepared } from "./prepare.js";
 import { RotatingOutput } from "./rotating-output.js";
 import type { ColumnSpec } from "./sources/source.js";
@@ -91,7 +95,11 @@ export class RunOutputs {
   private encoding(): Format {
     const { exp, tuning, prepared } = this.o;
     if (tuning.encoderThread !== true) return prepared.format;
-    this.thread ??= EncoderThread.start(this.o.encoderThread);
+    this.thread ??= EncoderThread.start({
+      failureHint:
+        "nothing was committed; re-run the export (out of memory? lower tuning.row_group_size or batch_size)",
+      ...this.o.encoderThread,
+    });
     return workerFormat(formatOptions(exp, tuning), prepared.format, this.thread, {
       strict: exp.maxFileBytes !== undefined, // size checks need the encoder's exact figure
     });

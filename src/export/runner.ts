@@ -19,7 +19,7 @@ import { commitRun, CommitUncertain, CursorNotAdvanced } from "./commit.js";
 import type { ResolvedExport, ResolvedTuning } from "./config.js";
 import { runKeyset } from "./modes/keyset.js";
 import type { Manifest } from "./manifest.js";
-import type { EncoderThreadOptions } from "./encoding/thread.js";
+import type { EncoderThreadOptions } from "../encoders/thread/thread.js";
 import { prepareRun, type Prepared } from "./prepare.js";
 import { exportRetryPolicy, retryingStore } from "./retrying-store.js";
 import type { PartRecord } from "./rotating-output.js";

@@ -1,6 +1,6 @@
 /**
- * A run's encoding thread: the main thread reads rows (database protocol
- * parsing) while a worker thread encodes them (Parquet, CSV, NDJSON, their
+ * An encoding thread: the main thread produces rows (an export's database protocol
+ * parsing, compaction's line scan) while a worker thread encodes them (Parquet, CSV, NDJSON, their
  * compression), so the two overlap on two cores. `workerFormat` wraps a Format so
  * that its encoders live in the worker; the bytes they produce come back and go
  * into the same sink (the run's MultipartWriter, the one uploader).
@@ -19,8 +19,8 @@
 import type { ResourceLimits } from "node:worker_threads";
 import { StowageError } from "../../shared/errors.js";
 import { AwaitedWorker, startWorker } from "../../shared/worker-thread.js";
-import type { ByteSink, Encoder, Format, FormatOptions } from "../../encoders/format.js";
-import { batchRows, type Batch, type ColumnSpec } from "../sources/source.js";
+import type { ByteSink, Encoder, Format, FormatOptions } from "../format.js";
+import { batchRows, type Batch, type ColumnSpec } from "../columns.js";
 import { packRows, type FromWorker, type ToWorker } from "./protocol.js";
 
 const ENCODING_WORKER = {
@@ -35,6 +35,8 @@ export interface EncoderThreadOptions {
   resourceLimits?: ResourceLimits;
   /** Unanswered requests per encoder at most (default 4: two batches of 2,000 rows). */
   maxInFlight?: number;
+  /** What the user should do when the thread dies (the caller's words: what was kept, what to re-run). */
+  failureHint?: string;
 }
 
 /**
@@ -50,9 +52,13 @@ export class EncoderThread {
   private nextId = 1;
   private readonly encoders = new Map<number, WorkerEncoder>();
   readonly maxInFlight: number;
+  private readonly failureHint: string;
 
   private constructor(options: EncoderThreadOptions) {
     this.maxInFlight = Math.max(1, options.maxInFlight ?? 4);
+    this.failureHint =
+      options.failureHint ??
+      "nothing was committed; run it again (out of memory? smaller row groups)";
     const worker = startWorker(
       ENCODING_WORKER,
       options.resourceLimits ? { resourceLimits: options.resourceLimits } : {},
@@ -80,7 +86,7 @@ export class EncoderThread {
       ? new StowageError("aborted", "the encoding thread was stopped")
       : new StowageError("internal", `the encoding thread failed: ${err.message}`, {
           cause: err,
-          hint: "nothing was committed; re-run the export (out of memory? lower tuning.row_group_size or batch_size)",
+          hint: this.failureHint,
         });
     for (const enc of this.encoders.values()) enc.fail(this.death);
     this.encoders.clear();

@@ -5,7 +5,7 @@
  * nothing. Requests are handled one after another, in the order they came.
  */
 import { parentPort } from "node:worker_threads";
-import { createFormat, type ByteSink, type Encoder } from "../../encoders/format.js";
+import { createFormat, type ByteSink, type Encoder } from "../format.js";
 import { unpackRows, type FromWorker, type ToWorker, type WireError } from "./protocol.js";
 
 function toWire(err: unknown): WireError {

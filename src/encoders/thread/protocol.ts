@@ -5,8 +5,8 @@
  * transferred ArrayBuffers, in order, before the answer to the request that made them.
  */
 import type { StowageErrorCode } from "../../shared/errors.js";
-import type { FormatOptions } from "../../encoders/format.js";
-import type { ColumnSpec } from "../sources/source.js";
+import type { FormatOptions } from "../format.js";
+import type { ColumnSpec } from "../columns.js";
 
 export type ToWorker =
   | { t: "open"; id: number; seq: number; format: FormatOptions; columns: ColumnSpec[] }
