@@ -21,7 +21,7 @@ function viaScan(t: string): unknown {
   if (s === null) return "invalid";
   if (s.kind !== "object") return s.kind;
   const out: Record<string, unknown> = {};
-  for (const m of s.members) {
+  for (const m of s.members.slice(0, s.count)) {
     const v = JSON.parse(t.slice(m.start, m.end)) as unknown;
     if (m.escaped !== (t.charCodeAt(m.start) === 34 && t.slice(m.start, m.end).includes("\\")))
       throw new Error(`escaped flag wrong for ${m.key} in ${t}`);

@@ -10,8 +10,11 @@
  *   RFC 8259 with JSON.parse's whitespace: space, tab, LF, CR), except that a value nested
  *   deeper than `MAX_DEPTH` is `too-deep` (JSON.parse overflows its stack somewhere past
  *   a few thousand levels, and engines refuse far less: ClickHouse's `max_parser_depth` is 1,000);
- * - for an object, `members` are its top-level members in text order, duplicates included
- *   (the last one is the one `JSON.parse` keeps), keys decoded as `JSON.parse` decodes them.
+ * - for an object, `members[0 … count)` are its top-level members in text order, duplicates
+ *   included (the last one is the one `JSON.parse` keeps), keys decoded as `JSON.parse`
+ *   decodes them;
+ * - the answer and its member objects are reused by the next call (a line is scanned, used
+ *   and left before the next: no garbage per member).
  */
 
 export interface ScannedMember {
@@ -24,7 +27,7 @@ export interface ScannedMember {
 }
 
 export type ScannedLine =
-  | { kind: "object"; members: ScannedMember[] }
+  | { kind: "object"; members: readonly ScannedMember[]; count: number }
   | { kind: "other" } // valid JSON, not an object
   | { kind: "too-deep" } // valid JSON nested deeper than MAX_DEPTH
   | null; // not JSON
@@ -167,6 +170,11 @@ function keyOf(t: string, start: number, end: number, escaped: boolean): string 
   return escaped ? (JSON.parse(t.slice(start, end)) as string) : t.slice(start + 1, end - 1);
 }
 
+const memberPool: ScannedMember[] = [];
+const objectAnswer = { kind: "object" as const, members: memberPool, count: 0 };
+const OTHER = Object.freeze({ kind: "other" as const });
+const TOO_DEEP = Object.freeze({ kind: "too-deep" as const });
+
 /**
  * @example scanLine('{"a":1,"b":"x"}') // { kind: "object", members: [{ key: "a", start: 5, end: 6, … }, …] }
  * @example scanLine('{"a":') // null
@@ -179,12 +187,13 @@ export function scanLine(t: string): ScannedLine {
     if (i >= n) return null;
     tooDeep = false;
     const end = endOfValue(t, i, MAX_DEPTH);
-    if (end < 0) return tooDeep ? { kind: "too-deep" } : null;
+    if (end < 0) return tooDeep ? TOO_DEEP : null;
     let j = end;
     while (j < n && isSpace(t.charCodeAt(j))) j++;
-    return j === n ? { kind: "other" } : null;
+    return j === n ? OTHER : null;
   }
-  const members: ScannedMember[] = [];
+  const members = memberPool;
+  let count = 0;
   i++;
   while (i < n && isSpace(t.charCodeAt(i))) i++;
   if (t.charCodeAt(i) === 125) i++;
@@ -203,13 +212,13 @@ export function scanLine(t: string): ScannedLine {
       scratch.escaped = false;
       tooDeep = false;
       const end = endOfValue(t, i, MAX_DEPTH - 1);
-      if (end < 0) return tooDeep ? { kind: "too-deep" } : null;
-      members.push({
-        key,
-        start,
-        end,
-        escaped: t.charCodeAt(start) === QUOTE && scratch.escaped,
-      });
+      if (end < 0) return tooDeep ? TOO_DEEP : null;
+      const m = (members[count] ??= { key: "", start: 0, end: 0, escaped: false });
+      m.key = key;
+      m.start = start;
+      m.end = end;
+      m.escaped = t.charCodeAt(start) === QUOTE && scratch.escaped;
+      count++;
       i = end;
       while (i < n && isSpace(t.charCodeAt(i))) i++;
       const d = t.charCodeAt(i);
@@ -219,7 +228,9 @@ export function scanLine(t: string): ScannedLine {
       while (i < n && isSpace(t.charCodeAt(i))) i++;
     }
   while (i < n && isSpace(t.charCodeAt(i))) i++;
-  return i === n ? { kind: "object", members } : null;
+  if (i !== n) return null;
+  objectAnswer.count = count;
+  return objectAnswer;
 }
 
 /**

@@ -12,9 +12,12 @@ import { ROW, type PromotedColumn } from "./schema.js";
 
 export interface AcceptedLine {
   ms: number;
-  /** The (last) `timestamp` member's string. */
+  /** The (last) `timestamp` member's string, and where its value starts in the line. */
   timestamp: string;
-  members: ScannedMember[];
+  timestampAt: number;
+  /** The line's members (`members[0 … count)`), valid until the next `parseLine`. */
+  members: readonly ScannedMember[];
+  count: number;
   reject?: undefined;
 }
 
@@ -40,13 +43,20 @@ export function parseLine(line: string, knownMs?: number): ParsedLine {
   if (scan.kind === "too-deep") return { reject: `nested deeper than ${MAX_DEPTH} levels` };
   if (scan.kind !== "object") return { reject: "not a JSON object" };
   let tsMember: ScannedMember | undefined;
-  for (const m of scan.members) if (m.key === "timestamp") tsMember = m; // the last one wins
+  for (let k = 0; k < scan.count; k++)
+    if (scan.members[k]!.key === "timestamp") tsMember = scan.members[k]; // the last one wins
   if (!tsMember || line.charCodeAt(tsMember.start) !== 34) return { reject: "no string timestamp" };
   const timestamp = stringValue(line, tsMember);
   // `knownMs`: the caller read this very timestamp text already (sorted-rows.ts `fastMs`).
   const ms = knownMs ?? isoMs(timestamp);
   if (!Number.isFinite(ms)) return { reject: "timestamp is not ISO-8601 with a zone" };
-  return { ms, timestamp, members: scan.members };
+  return {
+    ms,
+    timestamp,
+    timestampAt: tsMember.start,
+    members: scan.members,
+    count: scan.count,
+  };
 }
 
 /**
@@ -119,7 +129,8 @@ export function buildRow(
   // The last member of each name wins, as in JSON.parse.
   let level, message, service, caller, traceId, spanId, data, bindings, error;
   let extra: ScannedMember[] | undefined;
-  for (const m of p.members)
+  for (let k = 0; k < p.count; k++) {
+    const m = p.members[k]!;
     switch (m.key) {
       case "timestamp":
         break;
@@ -153,6 +164,7 @@ export function buildRow(
       default:
         (extra ??= []).push(m);
     }
+  }
   const raw = (m: ScannedMember | undefined): string | null => {
     if (m === undefined) return null;
     const t = line.slice(m.start, m.end);

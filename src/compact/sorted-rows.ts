@@ -14,7 +14,7 @@
  */
 import { StowageError } from "../shared/errors.js";
 import type { ManifestSource, SourceRef } from "./manifest.js";
-import { buildRow, isoMs, parseLine, type AcceptedLine } from "./record-row.js";
+import { buildRow, isoMs, parseLine, type AcceptedLine, type ParsedLine } from "./record-row.js";
 import type { PromotedColumn } from "./schema.js";
 import { readSourceLines, type SourceLines } from "./source-read.js";
 import type { StoreCalls } from "./store-calls.js";
@@ -175,23 +175,24 @@ async function readSlice(
       // rejected if it is not JSON — only by the slice holding that time; any other line
       // is parsed by every slice reading its object and rejected only in its home slice.
       const fast = fastMs(text);
-      if (fast !== undefined) {
-        if (fast.ms < s.minMs || fast.ms > s.maxMs) {
+      const known = !Number.isNaN(fast);
+      if (known) {
+        if (fast < s.minMs || fast > s.maxMs) {
           if (home) reject(lineNo, "timestamp outside its object's key range", text);
           continue;
         }
-        if (fast.ms < t0 || fast.ms >= t1) continue;
+        if (fast < t0 || fast >= t1) continue;
       }
-      const p = parseLine(text, fast?.ms);
+      const p = parseLine(text, known ? fast : undefined);
       const reason =
         p.reject ??
-        (fast !== undefined && p.timestamp !== fast.ts
+        (known && twoTimestamps(text, p)
           ? "two timestamp fields"
           : p.ms < s.minMs || p.ms > s.maxMs
             ? "timestamp outside its object's key range"
             : undefined);
       if (reason !== undefined) {
-        if (home || fast !== undefined) reject(lineNo, reason, text);
+        if (home || known) reject(lineNo, reason, text);
         continue;
       }
       const accepted = p as AcceptedLine;
@@ -217,19 +218,27 @@ async function readSlice(
 
 const TS_HEAD = '{"timestamp":"';
 
+/** Where the text of the timestamp `fastMs` read last ends. */
+let fastEnd = 0;
+
 /**
  * The ms of a line written as Stowage writes it — `{"timestamp":"<ISO>",…` — read from its
- * first field without parsing it; undefined for any other line (it is parsed to be placed).
+ * first field without parsing it; NaN for any other line (it is parsed to be placed).
  * A line with a second top-level `timestamp` (JSON.parse takes the last) is found when the
- * slice of this first one parses it, and rejected there.
+ * slice of this first one parses it (`twoTimestamps`), and rejected there.
  */
-function fastMs(text: string): { ms: number; ts: string } | undefined {
-  if (!text.startsWith(TS_HEAD)) return undefined;
+function fastMs(text: string): number {
+  if (!text.startsWith(TS_HEAD)) return NaN;
   const end = text.indexOf('"', TS_HEAD.length);
-  if (end < 0) return undefined;
-  const ts = text.slice(TS_HEAD.length, end);
-  const ms = isoMs(ts);
-  return Number.isFinite(ms) ? { ms, ts } : undefined;
+  if (end < 0) return NaN;
+  fastEnd = end;
+  return isoMs(text.slice(TS_HEAD.length, end));
+}
+
+/** The line's last `timestamp` (the one JSON.parse keeps) is not the first one `fastMs` read. */
+function twoTimestamps(text: string, p: ParsedLine): boolean {
+  if (p.reject !== undefined || p.timestampAt === TS_HEAD.length - 1) return false;
+  return p.timestamp !== text.slice(TS_HEAD.length, fastEnd);
 }
 
 function accountFor(s: ClaimedSource, read: SourceLines): ManifestSource {
