@@ -4,7 +4,6 @@
  * LIST of the v1 day folder (which hours exist), one LIST of the day's compaction state, and
  * one LIST per existing hour; then each sealed hour is brought up to date (`compact-hour.ts`).
  */
-import { EncoderThread } from "../encoders/thread/thread.js";
 import { COMPACT_RETRY } from "../config/retry-defaults.js";
 import { hostname } from "node:os";
 import { hourPrefix, normalizePrefix } from "../v1-format/object-key.js";
@@ -140,14 +139,7 @@ export async function compactLogs(options: CompactOptions): Promise<CompactSumma
     leaseMs: positive(options.leaseMs, DEFAULT_LEASE_MS, "leaseMs"),
     sliceBytes: positive(options.sliceBytes, DEFAULT_SLICE_BYTES, "sliceBytes"),
     ...(options.onPart ? { onPart: options.onPart } : {}),
-    encoderThread: () =>
-      (thread ??= EncoderThread.start({
-        failureHint:
-          "nothing of the hour being compacted was committed; run compact again (it resumes the claim)",
-      })),
   };
-  // Parquet is encoded in a worker thread while this one reads and scans the v1 lines.
-  let thread: EncoderThread | undefined;
   const hours: HourReport[] = [];
   ACTIVE_RUNS.add(run.id);
   try {
@@ -172,7 +164,6 @@ export async function compactLogs(options: CompactOptions): Promise<CompactSumma
     }
   } finally {
     ACTIVE_RUNS.delete(run.id);
-    await thread?.terminate().catch(() => undefined);
   }
   return summarize(run.id, dest, fromMs, toMs, sealedBeforeMs, hours, retries);
 }

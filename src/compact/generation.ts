@@ -24,7 +24,6 @@ import {
   type ManifestOutput,
   type RunRef,
 } from "./manifest.js";
-import type { EncoderThread } from "../encoders/thread/thread.js";
 import { OutputParts } from "./output-parts.js";
 import { Rejects } from "./rejects.js";
 import { compactSchema } from "./schema.js";
@@ -40,8 +39,6 @@ export interface GenerationContext {
   run: RunRef;
   sliceBytes: number;
   onPart?: (part: ManifestOutput, existed: boolean) => void;
-  /** The run's encoding thread, started on first use (output-parts.ts). */
-  encoderThread?: () => EncoderThread;
 }
 
 export interface GenerationOutcome {
@@ -71,7 +68,6 @@ export async function completeClaim(
     schema,
     settings: claim.settings,
     objectLock: lock,
-    ...(ctx.encoderThread ? { encoderThread: ctx.encoderThread } : {}),
     ...(ctx.onPart ? { onPart: ctx.onPart } : {}),
   });
   const rejects = new Rejects();

@@ -18,7 +18,6 @@ import {
   type Encoder,
   type FormatOptions,
 } from "../encoders/format.js";
-import { workerFormat, type EncoderThread } from "../encoders/thread/thread.js";
 import { MultipartWriter } from "../encoders/multipart-writer.js";
 import { isStowageError } from "../shared/errors.js";
 import { isCompositeChecksum } from "../store/checksum.js";
@@ -39,8 +38,6 @@ export interface OutputPartsOptions {
   objectLock?: { mode: ObjectLockMode; retainUntil: Date } | undefined;
   /** Told about each part as it completes (`existed`: it was already there). */
   onPart?: (part: ManifestOutput, existed: boolean) => void;
-  /** The run's encoding thread (started on first use): parts are encoded there, off the thread that scans lines. */
-  encoderThread?: () => EncoderThread;
 }
 
 const ENCODE_BATCH = 1024;
@@ -111,10 +108,7 @@ export class OutputParts {
       rowGroupRows: this.o.settings.rowGroupRows,
       rowGroupBytes: this.o.settings.rowGroupBytes,
     };
-    const local = await createFormat(options);
-    const format = this.o.encoderThread
-      ? workerFormat(options, local, this.o.encoderThread(), { strict: false })
-      : local;
+    const format = await createFormat(options);
     const info = await calls.store.head(key, { signal: calls.signal }).catch((err: unknown) => {
       if (isStowageError(err, "not-found")) return undefined;
       throw err;
