@@ -2,6 +2,10 @@
 import { spawn, spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import type { ObjectStore } from "../src/store/object-store.js";
+import { minioStoreOf, startMinio } from "../test/support/minio-server.js";
+import { listAll } from "../test/support/read-back.js";
 
 const AUTOCANNON = join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon");
 
@@ -102,4 +106,30 @@ export async function alternate<K extends string>(
   for (let r = 0; r < rounds; r++)
     for (const k of Object.keys(variants) as K[]) out[k].push(await variants[k]());
   return out;
+}
+
+/**
+ * A MinIO for a bridge benchmark, on the load generator's core when pinned (the server's
+ * core stays the server's alone), and its store.
+ */
+export async function startBenchMinio(loadCpu: number | undefined) {
+  const minio = await startMinio();
+  if (loadCpu !== undefined && minio.pid !== undefined)
+    spawnSync("taskset", ["-a", "-p", "-c", String(loadCpu), String(minio.pid)], {
+      stdio: "ignore",
+    });
+  return { minio, store: minioStoreOf(minio) };
+}
+
+/** Records under `prefix` in the bucket: every object read back, its lines counted. */
+export async function recordsInBucket(store: ObjectStore, prefix: string): Promise<number> {
+  let n = 0;
+  for (const key of await listAll(store, prefix)) {
+    const got = await store.get(key);
+    const chunks: Buffer[] = [];
+    for await (const c of got.body) chunks.push(c as Buffer);
+    const text = gunzipSync(Buffer.concat(chunks)).toString("utf8");
+    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  }
+  return n;
 }

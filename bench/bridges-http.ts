@@ -41,16 +41,21 @@
  * Usage: node --import jiti/register bench/bridges-http.ts [--rounds 3] [--seconds 3] [--pin on|off]
  *          [--only express,fastify,hono] [--rate N] [--floor] [--record] [--prof DIR]
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { startMinio, minioStoreOf } from "../test/support/minio-server.js";
-import { listAll } from "../test/support/read-back.js";
-import { gunzipSync } from "node:zlib";
 import { mainThreadCpuNs, processCpuS, targetLine } from "./_cpu.js";
 import { choiceArg, positiveArg, summary } from "./_shared.js";
-import { alternate, autocannonRun, onCpu, pinning, type LoadOptions } from "./_bridges.js";
+import {
+  alternate,
+  autocannonRun,
+  onCpu,
+  pinning,
+  recordsInBucket,
+  startBenchMinio,
+  type LoadOptions,
+} from "./_bridges.js";
 
 const ROUNDS = positiveArg("rounds", 3);
 const SECONDS = positiveArg("seconds", 3);
@@ -237,27 +242,8 @@ await log.close({ timeoutMs: 60000 });
 console.log(JSON.stringify(best));
 `;
 
-const minio = await startMinio();
+const { minio, store } = await startBenchMinio(PIN?.load);
 const minioCpu = () => (minio.pid === undefined ? null : processCpuS(minio.pid));
-// MinIO shares the load generator's core, so the server's core is the server's alone.
-if (PIN && minio.pid !== undefined)
-  spawnSync("taskset", ["-a", "-p", "-c", String(PIN.load), String(minio.pid)], {
-    stdio: "ignore",
-  });
-const store = minioStoreOf(minio);
-
-/** Records under `prefix` in the bucket: every object read back, its lines counted. */
-async function recordsInBucket(prefix: string): Promise<number> {
-  let n = 0;
-  for (const key of await listAll(store, prefix)) {
-    const got = await store.get(key);
-    const chunks: Buffer[] = [];
-    for await (const c of got.body) chunks.push(c as Buffer);
-    const text = gunzipSync(Buffer.concat(chunks)).toString("utf8");
-    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
-  }
-  return n;
-}
 
 interface Cpu {
   cpuUs: number;
@@ -346,7 +332,7 @@ async function measure(framework: string, variant: Variant): Promise<Served> {
     const served = warm.responses + run.responses + fixed.responses;
     let delivered = 0;
     if (variant === "adapter") {
-      delivered = await recordsInBucket(prefix);
+      delivered = await recordsInBucket(store, prefix);
       if (!end.ok || end.rejected > 0 || delivered < served || end.delivered < served)
         throw new Error(
           `${framework}: ${served} responses but ${delivered} records in the bucket (${end.delivered} reported delivered), ${end.rejected} rejected, ok=${end.ok}`,

@@ -26,18 +26,15 @@
  * Needs dist/ (`npx tsc -p tsconfig.build.json`).
  * Usage: node --import jiti/register bench/bridges-ingest.ts [--rounds 3] [--seconds 3] [--requests 10] [--pin on|off] [--prof DIR] [--no-mib]
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { gunzipSync } from "node:zlib";
 import { createLogger } from "../src/index.js";
 import { createIngestHandler } from "../src/ingest.js";
-import { startMinio, minioStoreOf } from "../test/support/minio-server.js";
-import { listAll } from "../test/support/read-back.js";
 import { cpuMark, cpuSince, mainThreadCpuNs, processCpuS, targetLine } from "./_cpu.js";
 import { choiceArg, positiveArg, summary } from "./_shared.js";
 import {
@@ -47,6 +44,8 @@ import {
   min,
   onCpu,
   pinning,
+  recordsInBucket,
+  startBenchMinio,
   type LoadOptions,
 } from "./_bridges.js";
 
@@ -141,25 +140,7 @@ process.stdin.on("end", async () => {
 });
 `;
 
-const minio = await startMinio();
-if (PIN && minio.pid !== undefined)
-  spawnSync("taskset", ["-a", "-p", "-c", String(PIN.load), String(minio.pid)], {
-    stdio: "ignore",
-  });
-const store = minioStoreOf(minio);
-
-/** Records under `prefix` in the bucket: every object read back, its lines counted. */
-async function recordsInBucket(prefix: string): Promise<number> {
-  let n = 0;
-  for (const key of await listAll(store, prefix)) {
-    const got = await store.get(key);
-    const chunks: Buffer[] = [];
-    for await (const c of got.body) chunks.push(c as Buffer);
-    const text = gunzipSync(Buffer.concat(chunks)).toString("utf8");
-    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
-  }
-  return n;
-}
+const { minio, store } = await startBenchMinio(PIN?.load);
 
 interface Run {
   /** Records/s of the measured run (responses × records per body). */
@@ -216,7 +197,7 @@ async function measure(variant: Variant): Promise<Run> {
     const m1 = minio.pid === undefined ? null : processCpuS(minio.pid);
     let inBucket = 0;
     if (variant === "ingest") {
-      inBucket = await recordsInBucket(prefix);
+      inBucket = await recordsInBucket(store, prefix);
       if (!end.ok || end.refused > 0 || inBucket !== end.accepted || end.accepted === 0)
         throw new Error(
           `ingest: ${end.accepted} records accepted, ${inBucket} in the bucket (${end.delivered} reported delivered), ${end.refused} refused, ok=${end.ok}`,
