@@ -6,10 +6,10 @@
  */
 import { COMPACT_RETRY } from "../config/retry-defaults.js";
 import { isStowageError } from "../shared/errors.js";
-import { readCapped } from "../shared/read-capped.js";
 import { classifyError } from "../store/classify-error.js";
 import type { ListEntry, ObjectStore, PutOptions } from "../store/object-store.js";
-import { withRetry, type RetryPolicyOptions } from "../store/retry-policy.js";
+import type { RetryPolicyOptions } from "../store/retry-policy.js";
+import { readWhole, retryingStore } from "../store/retrying-store.js";
 
 /** Compaction's backoff (config/retry-defaults.ts, the one home of retry defaults) with `maxAttempts`. */
 export function compactRetryPolicy(
@@ -19,7 +19,7 @@ export function compactRetryPolicy(
 }
 
 export interface StoreCalls {
-  /** The store with every call retried (what the multipart writer is given). */
+  /** The store with every call but `get` retried (`store/retrying-store.ts`; what the multipart writer is given). */
   store: ObjectStore;
   /** The same store without retries, for reads retried as a whole. */
   raw: ObjectStore;
@@ -41,44 +41,21 @@ export function storeCalls(
     onRetry: (e: { code: string; status?: number }, attempt: number) =>
       onRetry(`${e.code}${e.status ? ` (HTTP ${e.status})` : ""} on attempt ${attempt}`),
   };
-  const retry = <T>(call: () => Promise<T>) => withRetry(call, policy, hooks);
-  const store: ObjectStore = {
-    description: inner.description,
-    put: (key, body, o) => retry(() => inner.put(key, body, o)),
-    get: (key, o) => retry(() => inner.get(key, o)),
-    head: (key, o) => retry(() => inner.head(key, o)),
-    list: (o) => retry(() => inner.list(o)),
-    listVersions: (o) => retry(() => inner.listVersions(o)),
-    delete: (key, o) => retry(() => inner.delete(key, o)),
-    startMultipart: (key, o) => retry(() => inner.startMultipart(key, o)),
-    uploadPart: (u, n, b, o) => retry(() => inner.uploadPart(u, n, b, o)),
-    completeMultipart: (u, p, o) => retry(() => inner.completeMultipart(u, p, o)),
-    abortMultipart: (u, o) => retry(() => inner.abortMultipart(u, o)),
-    listMultipartUploads: (p, o) => retry(() => inner.listMultipartUploads(p, o)),
-    close: () => inner.close(),
-  };
+  const store = retryingStore(inner, policy, hooks);
   return { store, raw: inner, policy, signal };
 }
 
 /** A small document read whole (retried whole); undefined when it does not exist. */
-export async function readDocument(
+export function readDocument(
   calls: StoreCalls,
   key: string,
   maxBytes = 64 * 1024 * 1024,
 ): Promise<Buffer | undefined> {
-  try {
-    return await withRetry(
-      async () => {
-        const res = await calls.raw.get(key, { signal: calls.signal });
-        return await readCapped(res.body, maxBytes, `compaction state ${key}`);
-      },
-      calls.policy,
-      { signal: calls.signal },
-    );
-  } catch (err) {
-    if (isStowageError(err, "not-found")) return undefined;
-    throw err;
-  }
+  return readWhole(calls.raw, key, calls.policy, {
+    maxBytes,
+    what: "compaction state",
+    signal: calls.signal,
+  });
 }
 
 /** Creates `key` only if absent: "created", or "exists" (someone, maybe an earlier attempt, has it). */

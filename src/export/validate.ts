@@ -19,7 +19,8 @@ import type { ResolvedExport } from "./config.js";
 import { parseManifest, parseSuccess, sha256Hex, type Manifest } from "./manifest.js";
 import { join, resolvePrefix, stamp } from "./naming.js";
 import { lockProblems, lockUntil } from "../store/object-lock.js";
-import { exportRetryPolicy, readObject, retryingStore } from "./retrying-store.js";
+import { retryingStore } from "../store/retrying-store.js";
+import { exportRetryPolicy, readObject } from "./retrying-store.js";
 
 export type ValidateDepth = "metadata" | "full";
 
