@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/index.js";
 import { compactLogs } from "../../src/compact/index.js";
 import { ch, s3Args } from "../support/clickhouse.js";
-import { BIN } from "../support/cli.js";
+import { BIN, runStowage } from "../support/cli.js";
 import { randomFaults, startFaultProxy, type FaultProxy } from "../support/fault-proxy.js";
 import { s3Config } from "../support/loggers.js";
 import { minio, minioStore, uniquePrefix } from "../support/minio.js";
@@ -227,4 +227,28 @@ describe("§2 compaction under faults, kills and concurrency: every record exact
       (JSON.parse(third.stdout) as { totals: { generations: number } }).totals.generations,
     ).toBe(0);
   }, 240_000);
+
+  it("§1 a compactor without credentials, or with its endpoint down, says what is wrong and how to fix it (no stack, no secret)", async () => {
+    const args = [
+      "compact",
+      "--source",
+      "s3://logs/app",
+      "--endpoint",
+      "http://127.0.0.1:1",
+      "--settle",
+      "0",
+    ];
+    const none = await runStowage(args);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain("compaction on s3://logs/app failed: no credentials");
+    expect(none.stderr).toMatch(/Hint: .*--access-key-env/);
+    const down = await runStowage(args, {
+      env: { AWS_ACCESS_KEY_ID: "AKIAEXAMPLE", AWS_SECRET_ACCESS_KEY: "secret-never-printed" },
+    });
+    expect(down.code).not.toBe(0);
+    expect(down.stderr).toContain("cannot reach the storage endpoint");
+    expect(down.stderr).toMatch(/Hint: .*stowage doctor/);
+    for (const r of [none, down])
+      expect(r.stderr + r.stdout).not.toMatch(/secret-never-printed|\n\s+at /);
+  });
 });

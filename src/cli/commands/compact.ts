@@ -159,6 +159,11 @@ export function register(program: Command, io: CliIo, setExit: SetExitCode): voi
         );
       }
       setExit(summary.ok ? 0 : 1);
+    } catch (err) {
+      // A failure outside one hour (listing a day, the bucket unreachable, no credentials):
+      // the reader's wording and hint for it, as `stowage logs` gives.
+      const { storageFailure } = await import("../../reader/read-errors.js");
+      throw storageFailure(err, "compaction", target.where);
     } finally {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
