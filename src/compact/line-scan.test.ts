@@ -176,3 +176,21 @@ describe("isoMs", () => {
     }
   });
 });
+
+describe("isoMs accepts what the write path accepts", () => {
+  it("every timestamp form parseTimestamp takes, and nothing else", async () => {
+    const { isoMs } = await import("./record-row.js");
+    const { parseTimestamp } = await import("../record/record.js");
+    for (const t of [
+      "2026-01-01T00:00:00.1234567890Z",
+      "2026-01-01T00:00Z",
+      "2026-01-01T00:00:00+0100",
+      "2026-01-01T00:00:00.000Z",
+      "2026-01-01 00:00:00Z",
+      "2026-01-01T00:00:00",
+      "yesterday",
+    ])
+      expect(isoMs(t), t).toBe(parseTimestamp(t) ?? NaN);
+    expect(isoMs("2026-01-01T00:00:00.1234567890Z")).toBe(Date.UTC(2026, 0, 1, 0, 0, 0, 123));
+  });
+});

@@ -5,7 +5,7 @@
  * `toISOString()` form keeps that text in `extra`, and a promoted value that does not fit its
  * declared type is null in its column (it stays in `data`, which is always the whole object).
  */
-import { canonicalIsoMs } from "../shared/iso-time.js";
+import { parseTimestamp } from "../record/record.js";
 import { pathSpan } from "./json-spans.js";
 import { MAX_DEPTH, scanLine, stringValue, type ScannedMember } from "./line-scan.js";
 import { ROW, type PromotedColumn } from "./schema.js";
@@ -23,13 +23,13 @@ export interface AcceptedLine {
 
 export type ParsedLine = AcceptedLine | { reject: string };
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-
-/** Epoch ms of an ISO-8601 timestamp with a zone, or NaN. */
+/**
+ * Epoch ms of an ISO-8601 timestamp with a zone, or NaN: exactly the timestamps the write
+ * path accepts (`record.ts` `parseTimestamp`, the one owner of that rule), so no line the
+ * logger wrote is rejected here.
+ */
 export function isoMs(text: string): number {
-  const canonical = canonicalIsoMs(text);
-  if (canonical >= 0) return canonical;
-  return ISO.test(text) ? Date.parse(text) : NaN;
+  return parseTimestamp(text) ?? NaN;
 }
 
 /**
@@ -111,7 +111,7 @@ function canonical(text: string, ms: number): boolean {
     canonHour = hour;
     canonText = new Date(hour).toISOString().slice(0, 13);
   }
-  // The shape matched ISO (mm, ss < 60, else Date.parse is NaN): the hour decides the rest.
+  // The text parsed to `ms` (mm, ss < 60, else it would not have): the hour decides the rest.
   return text.startsWith(canonText);
 }
 
