@@ -23,7 +23,12 @@ import { queryAsync } from "chdb";
 import { createLogger } from "../src/index.js";
 import { targetLine } from "./_cpu.js";
 import { requestFields, positiveArg, rounds, summary } from "./_shared.js";
-import { minioStoreOf, startMinio, type RunningMinio } from "../test/support/minio-server.js";
+import {
+  minioS3Destination,
+  minioStoreOf,
+  startMinio,
+  type RunningMinio,
+} from "../test/support/minio-server.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const RECORDS = positiveArg("records", 2_000_000);
@@ -68,14 +73,7 @@ async function writeDay(m: RunningMinio, prefix: string): Promise<void> {
     level: "debug",
     service: "orders",
     destination: "s3",
-    s3: {
-      bucket: m.bucket,
-      prefix,
-      region: m.region,
-      endpoint: m.endpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-    },
+    s3: minioS3Destination(m, prefix),
   });
   const span = HOURS * H;
   for (let i = 0; i < RECORDS; i++) {

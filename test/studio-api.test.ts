@@ -15,6 +15,7 @@ import { startStudio, type StudioHandle } from "../src/studio/index.js";
 import type { LoadResponse, SourceContextResponse } from "../src/studio/api-types.js";
 import { markerRecords, sampleWorkload, writeProject, LINES } from "./e2e/fixtures.js";
 import { minio, uniquePrefix } from "./support/minio.js";
+import { minioS3Destination } from "./support/minio-server.js";
 import { startFaultProxy } from "./support/fault-proxy.js";
 
 interface Reply {
@@ -405,14 +406,7 @@ describe("cancellation", () => {
     const logger = createLogger({
       console: false,
       destination: "s3",
-      s3: {
-        bucket: m.bucket,
-        prefix,
-        region: m.region,
-        endpoint: m.endpoint,
-        forcePathStyle: true,
-        credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
-      },
+      s3: minioS3Destination(m, prefix),
     });
     for (let i = 0; i < 50; i++) logger.info(`cancel me ${i}`);
     expect((await logger.close()).ok).toBe(true);

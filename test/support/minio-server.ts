@@ -37,6 +37,22 @@ export function minioStoreOf(m: MinioInfo, overrides: Partial<S3StoreOptions> = 
   });
 }
 
+/**
+ * The logger's `s3` destination block for a MinIO server (path style, root credentials)
+ * under `prefix`, the same connection `minioStoreOf` makes.
+ * @example createLogger({ console: false, destination: "s3", s3: minioS3Destination(m, prefix) })
+ */
+export function minioS3Destination(m: MinioInfo, prefix: string) {
+  return {
+    bucket: m.bucket,
+    prefix,
+    region: m.region,
+    endpoint: m.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+  };
+}
+
 export interface RunningMinio extends MinioInfo {
   /** The server's process id (benchmarks read its CPU time). */
   pid: number | undefined;
