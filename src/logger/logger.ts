@@ -11,6 +11,7 @@
 import { LEVEL_VALUES, isLevel, parseLevel, type Level, type LevelName } from "../record/levels.js";
 import { formatTimestamp, parseTimestamp, type LogRecord } from "../record/record.js";
 import {
+  serializeBindings,
   serializeField,
   serializeRecord,
   serializeRecordWithBindings,
@@ -112,9 +113,10 @@ export class Logger {
   /** The bindings JSON of `this.child(bindings)`: this logger's, with `bindings` over them. */
   private bindingsJsonWith(bindings: Record<string, unknown>): string | undefined {
     const serialize = this.core.serialize;
-    // The usual child (plain bindings, a parent without any): one redacting walk, straight to JSON.
+    // The usual child (plain bindings, a parent without any): straight to JSON, a flat
+    // `{ requestId }` without the object walk (record/flat-bindings.ts: the same text).
     if (this.bindingsJson === undefined && isPlainObject(bindings))
-      return serializeField("bindings", bindings, serialize);
+      return serializeBindings(bindings, serialize);
     // A grandchild merges its own sanitised bindings over its parent's (the parent's JSON, parsed).
     const own = sanitizeValue(bindings, serialize) as Record<string, unknown>;
     const parent =

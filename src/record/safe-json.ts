@@ -9,6 +9,7 @@ import type { LogRecord } from "./record.js";
 import { initialStates, PATH_MATCH, stepPaths, type PathStates } from "./redact-paths.js";
 import { writeJson } from "./write-json.js";
 import { isPlainAscii } from "./plain-string.js";
+import { flatBindingsJson } from "./flat-bindings.js";
 import {
   createContext,
   fieldText,
@@ -220,6 +221,22 @@ export function serializeField(
 ): string | undefined {
   const ctx = contextFor(opts);
   return fieldJson(name, value, ctx, ctx.plan === null ? null : initialStates(ctx.plan.paths));
+}
+
+/**
+ * `serializeField("bindings", bindings, opts)`, the same text: a flat plain object (a
+ * child logger's `{ requestId }`) takes flat-bindings.ts, anything else the full walk.
+ * @example serializeBindings({ requestId: "r-1" }, { redact }) // '{"requestId":"r-1"}'
+ */
+export function serializeBindings(
+  bindings: Record<string, unknown>,
+  opts: SanitizeOptions = {},
+): string | undefined {
+  const ctx = contextFor(opts);
+  return (
+    flatBindingsJson(bindings, ctx) ??
+    fieldJson("bindings", bindings, ctx, ctx.plan === null ? null : initialStates(ctx.plan.paths))
+  );
 }
 
 /**

@@ -96,8 +96,9 @@ const keyCache = new Map<string, string>();
  * `"key":`, or undefined when the plain copy would change the key or its place:
  * integer-like keys (objects list them first), keys setOwn cuts or repairs
  * (two could become one), and "…" (the more-keys marker).
+ * @example keyJson("requestId") // '"requestId":'
  */
-function keyJson(k: string): string | undefined {
+export function keyJson(k: string): string | undefined {
   const hit = keyCache.get(k);
   if (hit !== undefined) return hit;
   const c = k.charCodeAt(0);
