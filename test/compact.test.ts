@@ -212,6 +212,54 @@ describe("compactLogs on a local-directory store", () => {
     ]);
   });
 
+  it("§1 blank and whitespace-only lines are neither rows nor rejects; invalid UTF-8 and non-ASCII stamps read as the reader reads them", async () => {
+    const { config, store } = localConfig();
+    const hour = DAY + 6 * H;
+    const invalid = Buffer.concat([
+      Buffer.from(`{"timestamp":"${new Date(hour + 2).toISOString()}","level":"info","message":"a`),
+      Buffer.from([0xff, 0xc3]),
+      Buffer.from('b"}'),
+    ]);
+    const parts: (string | Buffer)[] = [
+      line(hour + 1, 1),
+      "",
+      " \t ",
+      "\u00a0\ufeff",
+      invalid,
+      `{"timestamp":"${new Date(hour + 3).toISOString().slice(0, 22)}é","level":"info"}`,
+      line(hour + 4, 4),
+    ];
+    const body = Buffer.concat(parts.flatMap((p) => [Buffer.from(p), Buffer.from("\n")]));
+    const key = formatObjectKey({ prefix: "", minMs: hour + 1, maxMs: hour + 4, batchId: ulid() });
+    await store.put(key, gzipSync(body), {
+      ifNoneMatch: "*",
+      contentType: "application/x-ndjson",
+      contentEncoding: "gzip",
+      metadata: objectMetadata({
+        minMs: hour + 1,
+        maxMs: hour + 4,
+        records: 4, // the non-blank lines
+        decodedBytes: body.length,
+      }),
+    });
+    const out = await compactLogs({
+      store,
+      prefix: "",
+      fromMs: DAY,
+      toMs: DAY + 24 * H,
+      nowMs: DAY + 30 * H,
+    });
+    expect(out.hours[0]!.generations[0]).toMatchObject({ lines: 4, rows: 3, rejected: 1 });
+    const glob = join(config.local.path, "parquet/dt=*/hour=*/*.parquet");
+    expect(
+      await duck(`SELECT sourceLine, message FROM read_parquet('${glob}') ORDER BY sourceLine`),
+    ).toEqual([
+      [1, "m1"],
+      [5, "a\ufffd\ufffdb"],
+      [7, "m4"],
+    ]);
+  });
+
   it("§1 a destination inside v1/ is refused; promoted columns are checked", async () => {
     const { store } = localConfig();
     await expect(compactLogs({ store, prefix: "logs", dest: "logs/v1/parquet" })).rejects.toThrow(

@@ -16,6 +16,7 @@ import { StowageError } from "../shared/errors.js";
 import type { ManifestSource, SourceRef } from "./manifest.js";
 import { buildRow, isoMs, parseLine, type AcceptedLine, type ParsedLine } from "./record-row.js";
 import type { PromotedColumn } from "./schema.js";
+import { ArenaPool, LineArena } from "./line-arena.js";
 import { readSourceLines, type SourceLines } from "./source-read.js";
 import type { StoreCalls } from "./store-calls.js";
 
@@ -34,8 +35,11 @@ export interface RowSink {
  * lines, 16 for the benchmark's repetitive ones. Overestimating costs only more slices.
  */
 const DECODED_PER_BYTE = 16;
-/** What a held row costs beyond its line's text: its array, its strings' headers, the sort entry. */
-const ROW_OVERHEAD_BYTES = 256;
+/**
+ * What a held line costs beyond its bytes: its bounds, number, tag and ms in the arena's
+ * typed arrays (24 B) and its sort entry (8 B), rounded up. Rows are built only as they leave.
+ */
+const ROW_OVERHEAD_BYTES = 40;
 
 class SliceOverflow extends Error {}
 
@@ -102,9 +106,14 @@ export async function sortedRows(o: SortedRowsOptions): Promise<ManifestSource[]
   const rows = new Map<number, number>();
   const rejected = new Map<number, number>();
   const slices = planSlices(o.sources, o.hourMs, o.sliceBytes);
+  // Memory reused from slice to slice and object to object (see `ArenaPool`).
+  const mem: SliceMemory = {
+    held: new LineArena(Math.min(2 * o.sliceBytes, 16 * 1024 * 1024)),
+    pool: new ArenaPool(READ_AHEAD + 1, SPARE_ARENA_MAX_BYTES),
+  };
   const run = async (t0: number, t1: number): Promise<void> => {
     try {
-      await readSlice(o, t0, t1, stats, rows, rejected);
+      await readSlice(o, mem, t0, t1, stats, rows, rejected);
     } catch (err) {
       if (!(err instanceof SliceOverflow)) throw err;
       const mid = t0 + Math.floor((t1 - t0) / 2);
@@ -120,8 +129,19 @@ export async function sortedRows(o: SortedRowsOptions): Promise<ManifestSource[]
   });
 }
 
+interface SliceMemory {
+  /** The slice's lines, as bytes (tag: source index × 2 + 1 when `fastMs` read the timestamp). */
+  held: LineArena;
+  /** Arenas for the objects' lines. */
+  pool: ArenaPool;
+}
+
+/** An object's arena larger than this is not kept for the next one (most are ≤ 2 MiB). */
+const SPARE_ARENA_MAX_BYTES = 8 * 1024 * 1024;
+
 async function readSlice(
   o: SortedRowsOptions,
+  mem: SliceMemory,
   t0: number,
   t1: number,
   stats: (ManifestSource | undefined)[],
@@ -129,13 +149,41 @@ async function readSlice(
   rejected: Map<number, number>,
 ): Promise<void> {
   const streaming = t1 - t0 === 1;
-  const kept: { ms: number; row: unknown[] }[] = [];
+  const held = mem.held;
+  held.clear();
   // What this slice found is merged only once it is complete: an overflow leaves no trace.
   const counts = new Map<number, number>();
   const found = new Map<number, ManifestSource>();
-  const rejects: [string, number, string, string][] = [];
+  const rejects: { i: number; lineNo: number; reason: string; text: string }[] = [];
   const rejectCounts = new Map<number, number>();
-  let held = 0;
+  const reject = (i: number, lineNo: number, reason: string, text: string) => {
+    rejects.push({ i, lineNo, reason, text });
+    rejectCounts.set(i, (rejectCounts.get(i) ?? 0) + 1);
+  };
+  /** Turns held lines into rows, in the order given (each line is parsed here, once more). */
+  const emit = async (order: ArrayLike<number>): Promise<void> => {
+    held.seal();
+    for (let n = 0; n < order.length; n++) {
+      const k = order[n]!;
+      const text = held.text(k);
+      const i = held.tags[k]! >> 1;
+      const known = (held.tags[k]! & 1) === 1;
+      const ms = held.ms[k]!;
+      const lineNo = held.lineNos[k]!;
+      const p = parseLine(text, known ? ms : undefined);
+      // A line placed by `fastMs` is checked here; any other was checked when it was placed.
+      const reason =
+        p.reject ?? (known && twoTimestamps(text, p) ? "two timestamp fields" : undefined);
+      if (reason !== undefined) {
+        reject(i, lineNo, reason, text);
+        continue;
+      }
+      const row = buildRow(text, p as AcceptedLine, o.sources[i]!.key, lineNo, o.promoted);
+      counts.set(i, (counts.get(i) ?? 0) + 1);
+      await o.sink.row(row, ms);
+    }
+  };
+  let heldBytes = 0;
   const overlapping: number[] = [];
   for (let i = 0; i < o.sources.length; i++)
     if (o.sources[i]!.minMs < t1 && o.sources[i]!.maxMs >= t0) overlapping.push(i);
@@ -144,7 +192,7 @@ async function readSlice(
   const fetch = (k: number) => {
     const i = overlapping[k];
     if (i !== undefined && !pending.has(i)) {
-      const p = readSourceLines(o.calls, o.sources[i]!);
+      const p = readSourceLines(o.calls, o.sources[i]!, mem.pool);
       p.catch(() => {}); // awaited in order below; a failure there ends the slice
       pending.set(i, p);
     }
@@ -160,85 +208,102 @@ async function readSlice(
     pending.delete(i);
     fetch(k + READ_AHEAD);
     const seen = stats[i];
+    const lines = read.lines;
     if (home) found.set(i, accountFor(s, read));
-    else if (!seen || seen.status !== read.status || seen.lines !== read.lines.length)
+    else if (!seen || seen.status !== read.status || seen.lines !== lines.count)
       throw new StowageError(
         "integrity",
-        `${s.key} read differently twice (${seen?.status}, ${seen?.lines} lines; then ${read.status}, ${read.lines.length})`,
+        `${s.key} read differently twice (${seen?.status}, ${seen?.lines} lines; then ${read.status}, ${lines.count})`,
       );
-    const reject = (lineNo: number, reason: string, text: string) => {
-      rejects.push([s.key, lineNo, reason, text]);
-      rejectCounts.set(i, (rejectCounts.get(i) ?? 0) + 1);
-    };
-    for (const { text, lineNo } of read.lines) {
+    for (let j = 0; j < lines.count; j++) {
+      const a = lines.starts[j]!;
+      const b = lines.ends[j]!;
+      const lineNo = lines.lineNos[j]!;
       // A line whose timestamp can be read without parsing it is handled — parsed, and
       // rejected if it is not JSON — only by the slice holding that time; any other line
       // is parsed by every slice reading its object and rejected only in its home slice.
-      const fast = fastMs(text);
-      const known = !Number.isNaN(fast);
+      let ms = fastMs(lines.bytes, a, b);
+      const known = !Number.isNaN(ms);
       if (known) {
-        if (fast < s.minMs || fast > s.maxMs) {
-          if (home) reject(lineNo, "timestamp outside its object's key range", text);
+        if (ms < s.minMs || ms > s.maxMs) {
+          if (home) reject(i, lineNo, "timestamp outside its object's key range", lines.text(j));
           continue;
         }
-        if (fast < t0 || fast >= t1) continue;
-      }
-      const p = parseLine(text, known ? fast : undefined);
-      const reason =
-        p.reject ??
-        (known && twoTimestamps(text, p)
-          ? "two timestamp fields"
-          : p.ms < s.minMs || p.ms > s.maxMs
+      } else {
+        const text = lines.text(j);
+        const p = parseLine(text);
+        const reason =
+          p.reject ??
+          (p.ms < s.minMs || p.ms > s.maxMs
             ? "timestamp outside its object's key range"
             : undefined);
-      if (reason !== undefined) {
-        if (home || known) reject(lineNo, reason, text);
-        continue;
+        if (reason !== undefined) {
+          if (home) reject(i, lineNo, reason, text);
+          continue;
+        }
+        ms = (p as AcceptedLine).ms;
       }
-      const accepted = p as AcceptedLine;
-      if (accepted.ms < t0 || accepted.ms >= t1) continue;
-      const ms = accepted.ms;
-      const row = buildRow(text, accepted, s.key, lineNo, o.promoted);
-      counts.set(i, (counts.get(i) ?? 0) + 1);
-      if (streaming) await o.sink.row(row, ms);
-      else {
-        kept.push({ ms, row });
-        held += text.length + ROW_OVERHEAD_BYTES;
-        if (held > 2 * o.sliceBytes) throw new SliceOverflow();
+      if (ms < t0 || ms >= t1) continue;
+      held.push(lines.bytes, a, b, lineNo, i * 2 + (known ? 1 : 0), ms);
+      if (!streaming) {
+        heldBytes += b - a + ROW_OVERHEAD_BYTES;
+        if (heldBytes > 2 * o.sliceBytes) throw new SliceOverflow();
       }
     }
+    if (streaming) {
+      // A 1 ms slice is in order as read: its rows go out object by object, never all held.
+      await emit(identity(held.count));
+      held.clear();
+    }
+    held.seal(); // `held` has copied what it took from this object's lines: they may be reused
+    mem.pool.give(lines);
   }
-  kept.sort((a, b) => a.ms - b.ms); // stable: ties stay in (source, line) order
-  for (const k of kept) await o.sink.row(k.row, k.ms);
-  for (const r of rejects) o.sink.reject(...r);
+  if (!streaming) {
+    // Stable: ties stay in (source, line) order, the order the lines were held in.
+    const ms = held.ms;
+    const order = identity(held.count).sort((x, y) => ms[x]! - ms[y]! || x - y);
+    await emit(order);
+  }
+  rejects.sort((x, y) => x.i - y.i || x.lineNo - y.lineNo); // as read: (source, line)
+  for (const r of rejects) o.sink.reject(o.sources[r.i]!.key, r.lineNo, r.reason, r.text);
   for (const [i, st] of found) stats[i] = st;
   for (const [i, n] of counts) rows.set(i, (rows.get(i) ?? 0) + n);
   for (const [i, n] of rejectCounts) rejected.set(i, (rejected.get(i) ?? 0) + n);
 }
 
-const TS_HEAD = '{"timestamp":"';
+/** [0, 1, …, n - 1]. */
+function identity(n: number): number[] {
+  const out = new Array<number>(n);
+  for (let k = 0; k < n; k++) out[k] = k;
+  return out;
+}
 
-/** Where the text of the timestamp `fastMs` read last ends. */
-let fastEnd = 0;
+/** `{"timestamp":"` as bytes. */
+const TS_HEAD = '{"timestamp":"';
+const TS_HEAD_BYTES = Buffer.from(TS_HEAD, "latin1");
 
 /**
  * The ms of a line written as Stowage writes it — `{"timestamp":"<ISO>",…` — read from its
- * first field without parsing it; NaN for any other line (it is parsed to be placed).
+ * first field's bytes without decoding or parsing the line; NaN for any other line (it is
+ * parsed to be placed). A non-ASCII byte in the stamp gives NaN (no ISO-8601 text has one).
  * A line with a second top-level `timestamp` (JSON.parse takes the last) is found when the
  * slice of this first one parses it (`twoTimestamps`), and rejected there.
  */
-function fastMs(text: string): number {
-  if (!text.startsWith(TS_HEAD)) return NaN;
-  const end = text.indexOf('"', TS_HEAD.length);
-  if (end < 0) return NaN;
-  fastEnd = end;
-  return isoMs(text.slice(TS_HEAD.length, end));
+function fastMs(buf: Buffer, start: number, end: number): number {
+  const at = start + TS_HEAD_BYTES.length;
+  if (end < at) return NaN;
+  for (let k = 0; k < TS_HEAD_BYTES.length; k++)
+    if (buf[start + k] !== TS_HEAD_BYTES[k]) return NaN;
+  const close = buf.indexOf(34, at);
+  if (close < 0 || close >= end) return NaN;
+  for (let k = at; k < close; k++) if (buf[k]! >= 0x80) return NaN;
+  return isoMs(buf.toString("latin1", at, close));
 }
 
 /** The line's last `timestamp` (the one JSON.parse keeps) is not the first one `fastMs` read. */
 function twoTimestamps(text: string, p: ParsedLine): boolean {
   if (p.reject !== undefined || p.timestampAt === TS_HEAD.length - 1) return false;
-  return p.timestamp !== text.slice(TS_HEAD.length, fastEnd);
+  return p.timestamp !== text.slice(TS_HEAD.length, text.indexOf('"', TS_HEAD.length));
 }
 
 function accountFor(s: ClaimedSource, read: SourceLines): ManifestSource {
@@ -249,7 +314,7 @@ function accountFor(s: ClaimedSource, read: SourceLines): ManifestSource {
     status: read.status,
     ...(read.detail ? { detail: read.detail } : {}),
     ...(read.checksumSha256 ? { checksumSha256: read.checksumSha256 } : {}),
-    lines: read.lines.length,
+    lines: read.lines.count,
     rows: 0,
     rejected: 0,
   };

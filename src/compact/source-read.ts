@@ -7,7 +7,8 @@
  * is downloaded once more first (one byte flipped in flight reads like stored corruption).
  *
  * The whole object's lines are held (≤ 25 MiB decoded, the reader's cap) so that a retry
- * after a body broke half-way starts over without handing out a line twice.
+ * after a body broke half-way starts over without handing out a line twice; they are held
+ * as bytes (`line-arena.ts`), decoded only when a line is turned into a row.
  */
 import { FORMAT_VERSION_VALUE, META } from "../v1-format/object-key.js";
 import { gunzipLines } from "../reader/bounded-gunzip.js";
@@ -16,16 +17,36 @@ import { OBJECT_MAX_COMPRESSED_BYTES, OBJECT_MAX_DECODED_BYTES } from "../shared
 import { withRetry } from "../store/retry-policy.js";
 import type { SourceRef, SourceStatus } from "./manifest.js";
 import type { StoreCalls } from "./store-calls.js";
+import { LineArena, type ArenaPool } from "./line-arena.js";
 
 export interface SourceLines {
   status: SourceStatus;
   detail?: string;
   checksumSha256?: string;
-  /** Non-blank lines with their 1-based line number in the body. */
-  lines: { text: string; lineNo: number }[];
+  /** Non-blank lines with their 1-based line number in the body (`lineNos`). */
+  lines: LineArena;
 }
 
 const MiB = 1024 * 1024;
+/** The first allocation for an object's lines at most (its metadata's size is only a claim). */
+const FIRST_ALLOCATION_MAX = 4 * MiB;
+
+const none = () => new LineArena(0, 1);
+
+/**
+ * `buf[start, end)` holds only whitespace as `String#trim` sees it (such lines were never
+ * records: they are neither rows nor rejects). ASCII decides at once; a line with other
+ * bytes is decoded and trimmed.
+ */
+function blank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i]!;
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    if (c < 0x80) return false;
+    return buf.toString("utf8", start, end).trim() === "";
+  }
+  return true;
+}
 
 /** Thrown when a claimed source is gone or was replaced: the claim cannot be completed. */
 export class SourceGone extends StowageError {
@@ -38,7 +59,11 @@ export class SourceGone extends StowageError {
 }
 
 /** One GET and decode; throws on network failures (retried by the caller). */
-async function readOnce(calls: StoreCalls, src: SourceRef): Promise<SourceLines> {
+async function readOnce(
+  calls: StoreCalls,
+  src: SourceRef,
+  pool: ArenaPool | undefined,
+): Promise<SourceLines> {
   const res = await calls.raw.get(src.key, {
     ...(src.etag ? { ifMatch: src.etag } : {}),
     signal: calls.signal,
@@ -49,7 +74,7 @@ async function readOnce(calls: StoreCalls, src: SourceRef): Promise<SourceLines>
   const refuse = (status: SourceStatus, detail: string): SourceLines => {
     res.body.on("error", () => {});
     res.body.destroy();
-    return { status, detail, lines: [], ...sum };
+    return { status, detail, lines: none(), ...sum };
   };
   if (format !== undefined && format !== FORMAT_VERSION_VALUE)
     return refuse("foreign-format", `metadata ${META.format}=${format.slice(0, 20)}`);
@@ -58,37 +83,42 @@ async function readOnce(calls: StoreCalls, src: SourceRef): Promise<SourceLines>
       "too-large",
       `over the reader's per-object cap of ${OBJECT_MAX_DECODED_BYTES / MiB} MiB`,
     );
-  const lines: SourceLines["lines"] = [];
+  const hint =
+    Number.isSafeInteger(declared) && declared > 0
+      ? Math.min(declared, FIRST_ALLOCATION_MAX)
+      : 64 * 1024;
+  const lines = pool ? pool.take(hint) : new LineArena(hint);
   let lineNo = 0;
   const outcome = await gunzipLines(res.body, {
     maxCompressedBytes: OBJECT_MAX_COMPRESSED_BYTES,
     maxDecodedBytes: OBJECT_MAX_DECODED_BYTES,
     chunkBytes: 256 * 1024, // the whole object is held anyway (see above)
-    onLine(line) {
+    onLineBytes(buf, start, end) {
       lineNo++;
-      if (line.trim() !== "") lines.push({ text: line, lineNo });
+      if (!blank(buf, start, end)) lines.push(buf, start, end, lineNo);
       return true;
     },
   });
+  lines.seal(); // the chunks' lines are copied: nothing refers to zlib's buffers any more
   switch (outcome.kind) {
     case "end": {
       const promised = Number(res.metadata[META.records]);
-      if (Number.isInteger(promised) && promised !== lines.length)
+      if (Number.isInteger(promised) && promised !== lines.count)
         return {
           status: "altered",
-          detail: `the body holds ${lines.length} lines, its records metadata says ${promised}`,
-          lines: [],
+          detail: `the body holds ${lines.count} lines, its records metadata says ${promised}`,
+          lines: none(),
           ...sum,
         };
       return { status: "ok", lines, ...sum };
     }
     case "checksum":
-      return { status: "checksum", detail: outcome.message, lines: [], ...sum };
+      return { status: "checksum", detail: outcome.message, lines: none(), ...sum };
     case "truncated":
     case "corrupt-gzip":
       return {
         status: outcome.kind,
-        detail: `${outcome.message}; ${lines.length} complete lines recovered`,
+        detail: `${outcome.message}; ${lines.count} complete lines recovered`,
         lines,
         ...sum,
       };
@@ -96,7 +126,7 @@ async function readOnce(calls: StoreCalls, src: SourceRef): Promise<SourceLines>
       return {
         status: "too-large",
         detail: `more than ${outcome.limit} bytes ${outcome.which}`,
-        lines: [],
+        lines: none(),
         ...sum,
       };
     case "stopped":
@@ -105,13 +135,20 @@ async function readOnce(calls: StoreCalls, src: SourceRef): Promise<SourceLines>
 }
 
 /**
+ * `pool`: where the lines' arena comes from (give it back once the lines are used).
  * @example const { status, lines } = await readSourceLines(calls, { key, etag, size });
  */
-export async function readSourceLines(calls: StoreCalls, src: SourceRef): Promise<SourceLines> {
+export async function readSourceLines(
+  calls: StoreCalls,
+  src: SourceRef,
+  pool?: ArenaPool,
+): Promise<SourceLines> {
   for (let download = 1; ; download++) {
     let read: SourceLines;
     try {
-      read = await withRetry(() => readOnce(calls, src), calls.policy, { signal: calls.signal });
+      read = await withRetry(() => readOnce(calls, src, pool), calls.policy, {
+        signal: calls.signal,
+      });
     } catch (err) {
       if (isStowageError(err, "not-found"))
         throw new SourceGone(src.key, "deleted after it was claimed");

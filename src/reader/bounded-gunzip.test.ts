@@ -32,6 +32,26 @@ describe("§5.2 bounded gunzip", () => {
     ]);
   });
 
+  it("§5.2 onLineBytes hands out each line's exact bytes (split across zlib chunks too); exactly one consumer", async () => {
+    const text = Array.from({ length: 400 }, (_, i) =>
+      i % 7 === 0 ? "" : `{"n":${i},"s":"${"é\u00e9x".repeat(i % 13)}"}`,
+    ).join("\n");
+    const raw = Buffer.concat([Buffer.from(text), Buffer.from([0xff, 0xfe, 0x0a, 0x41])]);
+    const byText: string[] = [];
+    const byBytes: Buffer[] = [];
+    const caps = { maxCompressedBytes: 1e9, maxDecodedBytes: 1e9, chunkBytes: 64 };
+    await gunzipLines(body(gzipSync(raw), 11), { ...caps, onLine: (l) => (byText.push(l), true) });
+    await gunzipLines(body(gzipSync(raw), 11), {
+      ...caps,
+      onLineBytes: (buf, start, end) => (byBytes.push(Buffer.from(buf.subarray(start, end))), true),
+    });
+    expect(byBytes.map((b) => b.toString("utf8"))).toEqual(byText);
+    expect(Buffer.concat(byBytes.flatMap((b) => [b, Buffer.from("\n")]))).toEqual(
+      Buffer.concat([raw, Buffer.from("\n")]),
+    );
+    await expect(gunzipLines(body(gzipSync("a\n")), { ...caps })).rejects.toThrow(/exactly one/);
+  });
+
   it("§5.2 stops when the consumer says so", async () => {
     let n = 0;
     const outcome = await gunzipLines(body(gzipSync("a\nb\nc\n")), {

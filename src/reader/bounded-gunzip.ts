@@ -27,7 +27,13 @@ export interface GunzipLinesOptions {
   maxCompressedBytes: number;
   maxDecodedBytes: number;
   /** Called per complete line (newline excluded; `bytes` includes it). Return false to stop. */
-  onLine(line: string, bytes: number): boolean;
+  onLine?(line: string, bytes: number): boolean;
+  /**
+   * Instead of `onLine`: the line's undecoded bytes, `buf[start, end)` (newline excluded),
+   * valid only during the call — a consumer that keeps lines copies them (compaction keeps
+   * whole objects off the JS heap this way). Return false to stop.
+   */
+  onLineBytes?(buf: Buffer, start: number, end: number): boolean;
   /** Called with every compressed chunk's size as it arrives (download accounting). */
   onCompressed?(bytes: number): void;
   /** A body that sends nothing for this long is abandoned as a retryable timeout. Default 10,000 ms. */
@@ -91,6 +97,9 @@ export async function gunzipLines(
   body: Readable,
   options: GunzipLinesOptions,
 ): Promise<GunzipOutcome> {
+  const { onLine, onLineBytes } = options;
+  if (!onLine === !onLineBytes)
+    throw new TypeError("gunzipLines: give exactly one of onLine and onLineBytes");
   // A body sent ahead may have failed while it waited: piping a destroyed stream would never end.
   if (body.errored) throw body.errored;
   if (body.destroyed)
@@ -132,22 +141,24 @@ export async function gunzipLines(
   let decoded = 0;
   let partial: Buffer[] = [];
   let partialBytes = 0;
+  /** One line to the consumer, as bytes or as text (`bytes` counts its newline). */
+  const deliver = (buf: Buffer, start: number, end: number, bytes: number): boolean =>
+    onLineBytes ? onLineBytes(buf, start, end) : onLine!(buf.toString("utf8", start, end), bytes);
   /** Splits decoded bytes into lines for the consumer; false when it said stop. */
   const feed = (chunk: Buffer): boolean => {
     let start = 0;
     for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
       const bytes = partialBytes + (nl - start) + 1;
-      let line: string;
+      let ok: boolean;
       if (partialBytes > 0) {
         partial.push(chunk.subarray(start, nl));
-        line = Buffer.concat(partial).toString("utf8");
+        const whole = Buffer.concat(partial);
         partial = [];
         partialBytes = 0;
-      } else {
-        line = chunk.toString("utf8", start, nl);
-      }
+        ok = deliver(whole, 0, whole.length, bytes);
+      } else ok = deliver(chunk, start, nl, bytes);
       start = nl + 1;
-      if (!options.onLine(line, bytes)) return false;
+      if (!ok) return false;
     }
     if (start < chunk.length) {
       partial.push(chunk.subarray(start));
@@ -164,8 +175,8 @@ export async function gunzipLines(
     }
     // A last line without its newline: v1 bodies end with "\n", but be lenient.
     if (partialBytes > 0) {
-      const line = Buffer.concat(partial).toString("utf8");
-      if (!options.onLine(line, partialBytes)) return { kind: "stopped" };
+      const whole = Buffer.concat(partial);
+      if (!deliver(whole, 0, whole.length, partialBytes)) return { kind: "stopped" };
     }
     return { kind: "end" };
   } catch (err) {
