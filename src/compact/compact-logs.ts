@@ -16,6 +16,7 @@ import { daysOf, HOUR_MS, parseStateKey, resolveDest, stateDayPrefix } from "./l
 import type { CompactSettings, ManifestOutput, RunRef } from "./manifest.js";
 import { resolveColumns, type PromotedColumnsOption } from "./schema.js";
 import { compactRetryPolicy, listAll, storeCalls } from "./store-calls.js";
+import { sliceMemory } from "./sorted-rows.js";
 
 /** The write path's worst case before an hour's last object lands, with margin (docs/compaction.md). */
 export const DEFAULT_SETTLE_MS = 15 * 60_000;
@@ -128,6 +129,7 @@ export async function compactLogs(options: CompactOptions): Promise<CompactSumma
     options.signal,
     () => retries++,
   );
+  const sliceBytes = positive(options.sliceBytes, DEFAULT_SLICE_BYTES, "sliceBytes");
   const ctx = {
     calls,
     dest,
@@ -137,7 +139,8 @@ export async function compactLogs(options: CompactOptions): Promise<CompactSumma
     nowMs,
     run,
     leaseMs: positive(options.leaseMs, DEFAULT_LEASE_MS, "leaseMs"),
-    sliceBytes: positive(options.sliceBytes, DEFAULT_SLICE_BYTES, "sliceBytes"),
+    sliceBytes,
+    memory: sliceMemory(sliceBytes), // hours are compacted one after another
     ...(options.onPart ? { onPart: options.onPart } : {}),
   };
   const hours: HourReport[] = [];

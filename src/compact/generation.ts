@@ -27,7 +27,7 @@ import {
 import { OutputParts } from "./output-parts.js";
 import { Rejects } from "./rejects.js";
 import { compactSchema } from "./schema.js";
-import { sortedRows, type ClaimedSource } from "./sorted-rows.js";
+import { sortedRows, type ClaimedSource, type SliceMemory } from "./sorted-rows.js";
 import { SourceGone } from "./source-read.js";
 import { createOnly, listAll, readDocument, type StoreCalls } from "./store-calls.js";
 
@@ -38,6 +38,8 @@ export interface GenerationContext {
   nowMs: number;
   run: RunRef;
   sliceBytes: number;
+  /** The run's slice memory (`sorted-rows.ts`), reused hour after hour. */
+  memory?: SliceMemory | undefined;
   onPart?: (part: ManifestOutput, existed: boolean) => void;
 }
 
@@ -80,6 +82,7 @@ export async function completeClaim(
       sources,
       promoted: claim.settings.columns,
       sliceBytes: ctx.sliceBytes,
+      memory: ctx.memory,
       sink: { row: (r, ms) => parts.row(r, ms), reject: (...a) => rejects.add(...a) },
     });
     outputs = await parts.finish();

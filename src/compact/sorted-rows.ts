@@ -95,6 +95,8 @@ export interface SortedRowsOptions {
   promoted: readonly PromotedColumn[];
   sliceBytes: number;
   sink: RowSink;
+  /** Memory kept from one call to the next (one per run: its hours are compacted one at a time). */
+  memory?: SliceMemory | undefined;
 }
 
 /**
@@ -106,11 +108,7 @@ export async function sortedRows(o: SortedRowsOptions): Promise<ManifestSource[]
   const rows = new Map<number, number>();
   const rejected = new Map<number, number>();
   const slices = planSlices(o.sources, o.hourMs, o.sliceBytes);
-  // Memory reused from slice to slice and object to object (see `ArenaPool`).
-  const mem: SliceMemory = {
-    held: new LineArena(Math.min(2 * o.sliceBytes, 16 * 1024 * 1024)),
-    pool: new ArenaPool(READ_AHEAD + 1, SPARE_ARENA_MAX_BYTES),
-  };
+  const mem = o.memory ?? sliceMemory(o.sliceBytes);
   const run = async (t0: number, t1: number): Promise<void> => {
     try {
       await readSlice(o, mem, t0, t1, stats, rows, rejected);
@@ -129,11 +127,20 @@ export async function sortedRows(o: SortedRowsOptions): Promise<ManifestSource[]
   });
 }
 
-interface SliceMemory {
+/** Memory reused from slice to slice and object to object (see `ArenaPool`); not shared by concurrent calls. */
+export interface SliceMemory {
   /** The slice's lines, as bytes (tag: source index × 2 + 1 when `fastMs` read the timestamp). */
   held: LineArena;
   /** Arenas for the objects' lines. */
   pool: ArenaPool;
+}
+
+/** @example sortedRows({ …, memory: sliceMemory(sliceBytes) }) */
+export function sliceMemory(sliceBytes: number): SliceMemory {
+  return {
+    held: new LineArena(Math.min(2 * sliceBytes, 16 * 1024 * 1024)),
+    pool: new ArenaPool(READ_AHEAD + 1, SPARE_ARENA_MAX_BYTES),
+  };
 }
 
 /** An object's arena larger than this is not kept for the next one (most are ≤ 2 MiB). */

@@ -130,6 +130,35 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
     },
   );
 
+  it("§7.2 a finished encoder's buffers serve the next ones: files encoded one after another and alongside are byte-identical", async () => {
+    const many = Array.from({ length: 30_000 }, (_, g) => row(g)); // buffers past 64 KiB: kept
+    const file = async (meanwhile?: () => Promise<void>) => {
+      const f = await createFormat({ format: "parquet", compression: "zstd", rowGroupRows: 9000 });
+      const parts: Buffer[] = [];
+      const enc = await f.createEncoder(columns, {
+        write: async (c: Uint8Array) => void parts.push(Buffer.from(c)),
+      });
+      for (let i = 0; i < many.length; i += 1000) {
+        await enc.write(many.slice(i, i + 1000));
+        if (i === 12_000) await meanwhile?.();
+      }
+      await enc.finish();
+      return Buffer.concat(parts);
+    };
+    const first = await file();
+    const inner: Buffer[] = [];
+    // One encoder half-way while two others start, finish and hand their buffers on.
+    const outer = await file(async () => {
+      inner.push(await file());
+      inner.push(await file());
+    });
+    const after = await file();
+    for (const f of [outer, ...inner, after]) expect(f.equals(first)).toBe(true);
+    const table = tableFromIPC(readParquet(after).intoIPCStream());
+    expect(table.numRows).toBe(many.length);
+    expect(table.getChild("uniq")!.get(29_999)).toBe("unique-29999");
+  });
+
   it("hyparquet reads every value back exactly", async () => {
     const file = asArrayBuffer(await encode("zstd"));
     const parsers = {

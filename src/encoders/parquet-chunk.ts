@@ -48,10 +48,32 @@ export interface WrittenChunk {
   };
 }
 
+/**
+ * Grown scratch buffers of finished encoders, for the next ones (a compaction run starts
+ * an encoder per hour and per part): a fresh buffer's pages are faulted in and zeroed by
+ * the kernel as they are first written, which cost more than filling them. At most
+ * `SPARE_MAX_BYTES` are kept; buffers under `SPARE_MIN_BYTES` are not worth keeping.
+ */
+const spare: Buffer[] = [];
+let spareBytes = 0;
+const SPARE_MAX_BYTES = 32 * 1024 * 1024;
+const SPARE_MIN_BYTES = 64 * 1024;
+
+/** The smallest spare buffer of at least `min` bytes, taken out of the spares. */
+function takeSpare(min: number): Buffer | undefined {
+  let best = -1;
+  for (let i = 0; i < spare.length; i++)
+    if (spare[i]!.length >= min && (best < 0 || spare[i]!.length < spare[best]!.length)) best = i;
+  if (best < 0) return undefined;
+  const [b] = spare.splice(best, 1);
+  spareBytes -= b!.length;
+  return b;
+}
+
 /** A growable byte buffer reused across chunks. */
 class Scratch {
-  buf = Buffer.allocUnsafe(1 << 12);
-  view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+  buf: Buffer = Buffer.allocUnsafe(1 << 12);
+  view: DataView = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   pos = 0;
   /** BOOLEAN values written (bit-packed). */
   bits = 0;
@@ -59,17 +81,34 @@ class Scratch {
   ascii = true;
   reserve(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
+    let size = Math.max(1 << 12, this.buf.length * 2);
     while (size < this.pos + n) size *= 2;
-    const next = Buffer.allocUnsafe(size);
+    const next = takeSpare(size) ?? Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.pos);
+    giveSpare(this.buf);
     this.buf = next;
     this.view = new DataView(next.buffer, next.byteOffset, next.length);
   }
   bytes(): Buffer {
     return this.buf.subarray(0, this.pos);
   }
+  /** Hands the buffer to the spares (when worth it); the Scratch is not used after, but by `reserve`. */
+  release(): void {
+    giveSpare(this.buf);
+    this.buf = EMPTY;
+    this.view = new DataView(EMPTY.buffer, EMPTY.byteOffset, 0);
+    this.pos = 0;
+  }
 }
+
+/** `b` is no longer used by its Scratch. */
+function giveSpare(b: Buffer): void {
+  if (b.length >= SPARE_MIN_BYTES && spareBytes + b.length <= SPARE_MAX_BYTES) {
+    spare.push(b);
+    spareBytes += b.length;
+  }
+}
+const EMPTY = Buffer.alloc(0);
 
 /** `ColumnChunkBuilder.addRange` layouts. */
 const OTHER = 0;
@@ -225,6 +264,14 @@ export class ColumnChunkBuilder {
       col.physical !== "FIXED_LEN_BYTE_ARRAY" && col.kind !== "bytes" && col.kind !== "json";
     this.layout = col.physical === "INT64" ? INT64 : text ? STRING : OTHER;
     this.reset();
+  }
+
+  /** The chunk is written and no other follows: its buffers go to the next builders. */
+  release(): void {
+    this.plain.release();
+    this.dictPage.release();
+    this.indexPage.release();
+    this.levels.release();
   }
 
   /** Encoded bytes pending (PLAIN values and levels). */

@@ -314,6 +314,7 @@ class ParquetEncoder implements Encoder {
     this.footer.writeTo(this.writer, this.numRows);
     this.writer.drain();
     await this.drainOutbox();
+    for (const b of this.builders) b.release();
   }
 
   private async flushGroup(): Promise<void> {
