@@ -229,26 +229,8 @@ describe("compactLogs on a local-directory store", () => {
       `{"timestamp":"${new Date(hour + 3).toISOString().slice(0, 22)}é","level":"info"}`,
       line(hour + 4, 4),
     ];
-    const body = Buffer.concat(parts.flatMap((p) => [Buffer.from(p), Buffer.from("\n")]));
-    const key = formatObjectKey({ prefix: "", minMs: hour + 1, maxMs: hour + 4, batchId: ulid() });
-    await store.put(key, gzipSync(body), {
-      ifNoneMatch: "*",
-      contentType: "application/x-ndjson",
-      contentEncoding: "gzip",
-      metadata: objectMetadata({
-        minMs: hour + 1,
-        maxMs: hour + 4,
-        records: 4, // the non-blank lines
-        decodedBytes: body.length,
-      }),
-    });
-    const out = await compactLogs({
-      store,
-      prefix: "",
-      fromMs: DAY,
-      toMs: DAY + 24 * H,
-      nowMs: DAY + 30 * H,
-    });
+    await putV1(store, "", hour + 1, hour + 4, parts, 4); // records: the non-blank lines
+    const out = await compactLogs({ store, prefix: "", ...WHOLE_DAY });
     expect(out.hours[0]!.generations[0]).toMatchObject({ lines: 4, rows: 3, rejected: 1 });
     const glob = join(config.local.path, "parquet/dt=*/hour=*/*.parquet");
     expect(
@@ -419,21 +401,25 @@ function line(ms: number, id: number, more: Record<string, unknown> = {}): strin
   });
 }
 
+/** A day compacted once it is sealed. */
+const WHOLE_DAY = { fromMs: DAY, toMs: DAY + 24 * H, nowMs: DAY + 30 * H };
+
 /** A v1 object written by hand (the same key, body and metadata the batch builder writes). */
 async function putV1(
   store: ObjectStore,
   prefix: string,
   minMs: number,
   maxMs: number,
-  lines: string[],
+  lines: (string | Buffer)[],
+  records = lines.length,
 ): Promise<string> {
-  const body = Buffer.from(lines.map((l) => `${l}\n`).join(""));
+  const body = Buffer.concat(lines.flatMap((l) => [Buffer.from(l), Buffer.from("\n")]));
   const key = formatObjectKey({ prefix, minMs, maxMs, batchId: ulid() });
   await store.put(key, gzipSync(body), {
     ifNoneMatch: "*",
     contentType: "application/x-ndjson",
     contentEncoding: "gzip",
-    metadata: objectMetadata({ minMs, maxMs, records: lines.length, decodedBytes: body.length }),
+    metadata: objectMetadata({ minMs, maxMs, records, decodedBytes: body.length }),
   });
   return key;
 }
