@@ -190,7 +190,14 @@ async function openTarget(flags: CompactFlags, io: CliIo) {
       throw new StowageError("usage", "give either --source or --config, not both");
     if (/^file:\/\//i.test(flags.source)) {
       const { fileURLToPath } = await import("node:url");
-      dest = { type: "local", path: fileURLToPath(flags.source) };
+      const { statSync } = await import("node:fs");
+      const path = fileURLToPath(flags.source);
+      // A mistyped folder would otherwise be an empty store: "0 sealed hours", exit 0.
+      if (!statSync(path, { throwIfNoEntry: false })?.isDirectory())
+        throw new StowageError("usage", `--source ${flags.source}: no such directory`, {
+          hint: "give the folder a local destination writes to (the one holding v1/), as file:///absolute/path",
+        });
+      dest = { type: "local", path };
     } else {
       const { s3SourceDestination } = await import("../../config/s3-source.js");
       dest = s3SourceDestination(
