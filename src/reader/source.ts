@@ -182,8 +182,12 @@ export function openSource(url: string, options: OpenSourceOptions = {}): Source
   return new StoreSource(`file://${root}`, open, true, tune);
 }
 
-/** A missing local store is an error, not an empty answer. Checked on the first load, not at open. */
-async function checkLocalRoot(root: string): Promise<void> {
+/**
+ * A missing local store is an error, not an empty answer (`stowage logs` checks it on the
+ * first load; `compact` and `verify` before they start).
+ * @example await checkLocalRoot("/var/log/app/store")
+ */
+export async function checkLocalRoot(root: string): Promise<void> {
   let st;
   try {
     st = await stat(root);

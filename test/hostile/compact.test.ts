@@ -250,16 +250,16 @@ describe("§2 compaction under faults, kills and concurrency: every record exact
     expect(down.stderr).toMatch(/Hint: .*stowage doctor/);
     for (const r of [none, down])
       expect(r.stderr + r.stdout).not.toMatch(/secret-never-printed|\n\s+at /);
-    // A mistyped local folder is not an empty store that compacts "0 hours" and exits 0.
-    const typo = await runStowage([
-      "compact",
-      "--source",
-      "file:///no/such/folder",
-      "--settle",
-      "0",
-    ]);
-    expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain("--source file:///no/such/folder: no such directory");
-    expect(typo.stderr).toMatch(/Hint: .*holding v1\//);
+    // A mistyped local folder is not an empty store that compacts "0 hours" and exits 0, or
+    // verifies as "[OK] 0 objects".
+    for (const cmd of [
+      ["compact", "--source", "file:///no/such/folder", "--settle", "0"],
+      ["verify", "--source", "file:///no/such/folder", "--compacted"],
+    ]) {
+      const typo = await runStowage(cmd);
+      expect(typo.code).not.toBe(0);
+      expect(typo.stderr).toContain("the store /no/such/folder does not exist");
+      expect(typo.stderr).toMatch(/Hint: .*holds v1\//);
+    }
   });
 });

@@ -190,13 +190,10 @@ async function openTarget(flags: CompactFlags, io: CliIo) {
       throw new StowageError("usage", "give either --source or --config, not both");
     if (/^file:\/\//i.test(flags.source)) {
       const { fileURLToPath } = await import("node:url");
-      const { statSync } = await import("node:fs");
       const path = fileURLToPath(flags.source);
       // A mistyped folder would otherwise be an empty store: "0 sealed hours", exit 0.
-      if (!statSync(path, { throwIfNoEntry: false })?.isDirectory())
-        throw new StowageError("usage", `--source ${flags.source}: no such directory`, {
-          hint: "give the folder a local destination writes to (the one holding v1/), as file:///absolute/path",
-        });
+      const { checkLocalRoot } = await import("../../reader/source.js");
+      await checkLocalRoot(path);
       dest = { type: "local", path };
     } else {
       const { s3SourceDestination } = await import("../../config/s3-source.js");

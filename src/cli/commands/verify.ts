@@ -247,10 +247,11 @@ async function sourceTarget(
         "usage",
         `--source "${url.slice(0, 80)}" is not supported; use s3://bucket/prefix or file:///dir (the directory holding v1/)`,
       );
-    return {
-      destination: { type: "local", path: isAbsolute(path) ? path : resolve(io.cwd, path) },
-      kind: "logs",
-    };
+    const root = isAbsolute(path) ? path : resolve(io.cwd, path);
+    // A mistyped folder is not an empty store that verifies as "[OK] 0 objects".
+    const { checkLocalRoot } = await import("../../reader/source.js");
+    await checkLocalRoot(root);
+    return { destination: { type: "local", path: root }, kind: "logs" };
   }
   const { s3SourceDestination } = await import("../../config/s3-source.js");
   const dest = s3SourceDestination(
