@@ -22,7 +22,12 @@ import { openSource, type LoadResult } from "../src/reader/index.js";
 import { hourPrefix, parseObjectKey } from "../src/v1-format/object-key.js";
 import { demoRecords } from "../src/demo/workload.js";
 import { spreadRecords, writeV1, type FixtureRecord } from "../test/reader-fixtures.js";
-import { minioStoreOf, startMinio, type RunningMinio } from "../test/support/minio-server.js";
+import {
+  minioS3Destination,
+  minioStoreOf,
+  startMinio,
+  type RunningMinio,
+} from "../test/support/minio-server.js";
 import { startCountingProxy, type CountingProxy } from "../test/support/counting-proxy.js";
 
 const H = 3_600_000;
@@ -63,12 +68,7 @@ async function writeDays(
     level: "trace",
     destination: "s3",
     s3: {
-      bucket: m.bucket,
-      prefix,
-      region: m.region,
-      endpoint: m.endpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: m.accessKeyId, secretAccessKey: m.secretAccessKey },
+      ...minioS3Destination(m, prefix),
       delivery: {
         maxBatchRecords: 120,
         flushIntervalMs: 600_000,
