@@ -46,6 +46,13 @@ describe("§5.2 bounded gunzip", () => {
       onLineBytes: (buf, start, end) => (byBytes.push(Buffer.from(buf.subarray(start, end))), true),
     });
     expect(byBytes.map((b) => b.toString("utf8"))).toEqual(byText);
+    // The Buffers handed out are never written again: a consumer may copy them later.
+    const kept: [Buffer, number, number][] = [];
+    await gunzipLines(body(gzipSync(raw), 11), {
+      ...caps,
+      onLineBytes: (buf, start, end) => (kept.push([buf, start, end]), true),
+    });
+    expect(kept.map(([buf, start, end]) => Buffer.from(buf.subarray(start, end)))).toEqual(byBytes);
     expect(Buffer.concat(byBytes.flatMap((b) => [b, Buffer.from("\n")]))).toEqual(
       Buffer.concat([raw, Buffer.from("\n")]),
     );

@@ -29,9 +29,11 @@ export interface GunzipLinesOptions {
   /** Called per complete line (newline excluded; `bytes` includes it). Return false to stop. */
   onLine?(line: string, bytes: number): boolean;
   /**
-   * Instead of `onLine`: the line's undecoded bytes, `buf[start, end)` (newline excluded),
-   * valid only during the call — a consumer that keeps lines copies them (compaction keeps
-   * whole objects off the JS heap this way). Return false to stop.
+   * Instead of `onLine`: the line's undecoded bytes, `buf[start, end)` (newline excluded).
+   * `buf` is never written again once handed out (zlib fills a fresh Buffer for each output
+   * chunk; a line split across chunks is joined into a new one), so a consumer may keep a
+   * reference and copy later (compaction copies a chunk's lines in one call, keeping whole
+   * objects off the JS heap). Return false to stop.
    */
   onLineBytes?(buf: Buffer, start: number, end: number): boolean;
   /** Called with every compressed chunk's size as it arrives (download accounting). */
