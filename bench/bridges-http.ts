@@ -13,6 +13,11 @@
  *   logger at defaults shipping every request record to S3 (a MinIO started by this
  *   benchmark); the run fails unless every response served has its record in the bucket
  *   (the records under the run's prefix are read back and counted) and none was rejected.
+ * - duties (Hono only, with `--duties`): the reference's pino line plus the two duties the
+ *   adapter has beyond it — a request id returned in `x-request-id`, and the line written when
+ *   Node's response closes (the status actually sent; a request the client abandoned is still
+ *   logged) rather than after `await next()`. Its cost over the reference is what those duties
+ *   cost any request logger on @hono/node-server.
  * - floor (only with `--floor`): a middleware doing the least any request logger does — a
  *   UUID, the start time, one `JSON.stringify` of the record's fields, kept in memory and
  *   dropped (no redaction, batching, compression or I/O).
@@ -39,7 +44,7 @@
  *
  * Needs dist/ (`npx tsc -p tsconfig.build.json`) and pino-http.
  * Usage: node --import jiti/register bench/bridges-http.ts [--rounds 3] [--seconds 3] [--pin on|off]
- *          [--only express,fastify,hono] [--rate N] [--floor] [--record] [--prof DIR]
+ *          [--only express,fastify,hono] [--rate N] [--floor] [--duties] [--record] [--prof DIR]
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
@@ -63,6 +68,7 @@ const ROOT = join(import.meta.dirname, "..");
 const PIN = choiceArg("pin", ["on", "off"], "on") === "on" ? pinning() : undefined;
 const LOAD: LoadOptions = { connections: 50, seconds: SECONDS, cpu: PIN?.load };
 const FLOOR = process.argv.includes("--floor");
+const DUTIES = process.argv.includes("--duties");
 const RECORD_BENCH = process.argv.includes("--record");
 const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -149,6 +155,17 @@ if (framework === "express") {
       const start = performance.now();
       await next();
       p.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: performance.now() - start }, "request completed");
+    });
+  }
+  if (variant === "duties") {
+    const p = await devNull();
+    app.use(async (c, next) => {
+      const start = performance.now();
+      const id = crypto.randomUUID();
+      const out = c.env.outgoing;
+      out.setHeader("x-request-id", id);
+      out.on("close", () => p.info({ reqId: id, method: c.req.method, path: c.req.path, status: out.statusCode, ms: performance.now() - start }, "request completed"));
+      await next();
     });
   }
   if (variant === "floor")
@@ -262,10 +279,15 @@ interface Served {
   delivered: number;
 }
 
-const VARIANTS = FLOOR
-  ? (["hello", "reference", "adapter", "floor"] as const)
-  : (["hello", "reference", "adapter"] as const);
-type Variant = "hello" | "reference" | "adapter" | "floor";
+type Variant = "hello" | "reference" | "adapter" | "duties" | "floor";
+/** The variants measured for a framework (`duties` is Hono's only). */
+const variantsOf = (framework: string): Variant[] => [
+  "hello",
+  "reference",
+  "adapter",
+  ...(DUTIES && framework === "hono" ? (["duties"] as const) : []),
+  ...(FLOOR ? (["floor"] as const) : []),
+];
 let runs = 0;
 
 /**
@@ -387,6 +409,7 @@ console.log(
 const goals: string[] = [];
 for (const framework of only) {
   const name = NAMES[framework]!;
+  const VARIANTS = variantsOf(framework);
   const got = Object.fromEntries(VARIANTS.map((v) => [v, [] as Served[]])) as Record<
     Variant,
     Served[]
@@ -455,6 +478,14 @@ for (const framework of only) {
       false,
     ) + (overMain === null ? "" : ` [main thread: ${overMain.toFixed(2)}×]`),
   );
+  if (got.duties.length > 0) {
+    // What the reference pays for the adapter's duties, and the adapter against that reference.
+    const duties = at("duties");
+    const over = (a: { all: number }) => (a.all - hello.all).toFixed(1);
+    goals.push(
+      `${name} (not a target) reference with the adapter's duties ÷ ${ref}: req/s ${(summary(rps.duties).median / summary(rps.reference).median).toFixed(2)}×; adapter ÷ it: req/s ${(summary(rps.adapter).median / summary(rps.duties).median).toFixed(2)}×, CPU/request over hello ${ratio(adapter.all, duties.all, hello.all)!.toFixed(2)}× (µs over hello, all threads: ${ref} ${over(reference)}, with duties ${over(duties)}, adapter ${over(adapter)})`,
+    );
+  }
 }
 console.log("\n-- targets (issue 33: request logging)");
 for (const g of goals) console.log(g);
