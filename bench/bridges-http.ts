@@ -218,7 +218,9 @@ process.stdin.on("end", async () => {
  * made of and next to the references' pino lines (to /dev/null). The calls run in
  * event-loop turns of 100 (the adapter writes its records at the end of a turn, so that is
  * counted too); each round ends with the logger's flush, so its batches are compressed and
- * written within the round.
+ * written within the round. The same record with a fixed request id and with a fresh UUID
+ * shows what a per-request id costs: the UUID itself, its serialization, and gzip of bytes
+ * that do not compress.
  */
 const RECORD = `
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -231,10 +233,14 @@ const mainThreadCpuNs = ${mainThreadCpuNs.toString()};
 const log = createLogger({ console: false, destination: "local", local: { path: mkdtempSync(join(tmpdir(), "stowage-bench-rec-")), delivery: { maxQueueBytes: "1GiB" } } });
 const p = pino(pino.destination({ dest: "/dev/null", sync: false }));
 const fields = () => ({ method: "GET", route: "/hello/:id", path: "/hello/42", status: 200, durationMs: 0.123, userAgent: "autocannon/7.15.0", ip: "127.0.0.1" });
+const FIXED_ID = "0b6e2f1a-8a3c-4f5e-9d2b-7c1e4a5b6c7d";
 const cases = {
   "adapter: request id + state + record (logRequest)": () => logRequest(new RequestState(log, requestIdFrom(undefined)), { method: "GET", route: "/hello/:id", path: "/hello/42", status: 200, userAgent: "autocannon/7.15.0", ip: "127.0.0.1", query: undefined, headers: undefined }),
   "logger: child({ requestId }).info(msg, 7 fields)": () => log.child({ requestId: crypto.randomUUID() }).info("GET /hello/:id 200", fields()),
   "logger: info(msg, 7 fields)": () => log.info("GET /hello/:id 200", fields()),
+  "logger: bindings { requestId: a fixed id } + 7 fields": () => log.logSoon({ requestId: FIXED_ID }, "info", "GET /hello/:id 200", fields()),
+  "logger: bindings { requestId: randomUUID() } + 7 fields": () => log.logSoon({ requestId: crypto.randomUUID() }, "info", "GET /hello/:id 200", fields()),
+  "crypto.randomUUID() alone": () => crypto.randomUUID(),
   "pino: info({4 fields}, msg) (Hono's reference line)": () => p.info({ method: "GET", path: "/hello/42", status: 200, ms: 0.123 }, "request completed"),
   "pino: child({ reqId }) + 2 lines (Fastify's logger)": () => { const c = p.child({ reqId: "req-1" }); c.info({ req: { method: "GET", url: "/hello/42", host: "127.0.0.1:3000", remoteAddress: "127.0.0.1", remotePort: 5555 } }, "incoming request"); c.info({ res: { statusCode: 200 }, responseTime: 0.123 }, "request completed"); },
 };

@@ -14,11 +14,12 @@
  * (`npm run bench -- compact`). `dist/` must be built (`npx tsc -p tsconfig.build.json`).
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { queryAsync } from "chdb";
 import { createLogger } from "../src/index.js";
 import { targetLine } from "./_cpu.js";
@@ -43,6 +44,16 @@ interface Measured {
   cpuS: number;
   maxRssKiB: number;
   stdout: string;
+}
+
+/** What the stowage process's memory was made of at its highest sampled RSS (`_peak-memory.mjs`), bytes. */
+interface PeakMemory {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  atS: number;
 }
 
 /** Runs a command under /usr/bin/time: wall, user + system CPU, peak RSS. */
@@ -172,8 +183,11 @@ async function main(): Promise<void> {
   const prof = process.argv.indexOf("--cpu-prof");
   const profArgs = prof > 0 ? ["--cpu-prof", `--cpu-prof-dir=${process.argv[prof + 1]}`] : [];
   const runs: Record<string, Measured[]> = { stowage: [], clickhouse: [] };
+  const peaks: PeakMemory[] = [];
+  const peakDir = mkdtempSync(join(tmpdir(), "stowage-bench-peak-"));
   const results = await rounds(ROUNDS, {
     stowage: async (k) => {
+      const peakFile = join(peakDir, `round-${k}.json`);
       const r = await timed(
         process.execPath,
         [
@@ -201,8 +215,14 @@ async function main(): Promise<void> {
           "0",
           "--json",
         ],
-        env,
+        {
+          ...env,
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${pathToFileURL(join(ROOT, "bench", "_peak-memory.mjs")).href}`,
+          STOWAGE_BENCH_PEAK_FILE: peakFile,
+        },
       );
+      if (k >= 0 && existsSync(peakFile))
+        peaks.push(JSON.parse(readFileSync(peakFile, "utf8")) as PeakMemory);
       const s = JSON.parse(r.stdout) as { ok: boolean; totals: { rows: number } };
       if (!s.ok || s.totals.rows !== RECORDS)
         throw new Error(`stowage compact round ${k}: ok=${s.ok}, ${s.totals.rows} rows`);
@@ -250,6 +270,12 @@ async function main(): Promise<void> {
       `${targetLine("speed stowage ÷ ClickHouse, per CPU second (ClickHouse CPU/record ÷ ours; phase-independent)", cpuOf("clickhouse") / cpuOf("stowage"), 0.5)}\n` +
       `${targetLine(`peak RSS of stowage compact, MiB (${RECORDS.toLocaleString()} records over ${HOURS} h; the goal is for 10M in one hour)`, peakMiB, 256, false, " MiB")}`,
   );
+  rmSync(peakDir, { recursive: true, force: true });
+  const peakMiBOf = (b: number) => (b / 1048576).toFixed(0);
+  for (const [i, p] of peaks.entries())
+    console.log(
+      `  stowage round ${i + 1}, at its highest sampled RSS (${peakMiBOf(p.rss)} MiB, ${p.atS.toFixed(1)} s in): V8 heap ${peakMiBOf(p.heapTotal)} MiB committed (${peakMiBOf(p.heapUsed)} used, live and not yet collected), external ${peakMiBOf(p.external)} MiB (ArrayBuffers ${peakMiBOf(p.arrayBuffers)}: zstd's wasm memory, arenas, Parquet scratch, zlib output not yet collected), the rest ${peakMiBOf(p.rss - p.heapTotal - p.external)} MiB (code, native allocations)`,
+    );
 
   // What an engine reads for level counts over the day: Parquet vs the v1 NDJSON.
   const proxy = await byteCounter(m.endpoint);
