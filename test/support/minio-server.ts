@@ -112,6 +112,25 @@ export async function createBuckets(
   }
 }
 
+/** Servers started by this process and not yet stopped: killed if the process exits first. */
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/**
+ * A process that ends without calling `stop()` (a benchmark whose output pipe closed, an
+ * uncaught error) would leave its MinIO running: the first start installs one `exit` hook
+ * that kills what is still running.
+ */
+function killOnExit(child: ChildProcess): void {
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const c of running) c.kill("SIGKILL");
+  });
+}
+
 export async function startMinio(
   options: { buckets?: string[]; log?: (l: string) => void } = {},
 ): Promise<RunningMinio> {
@@ -144,6 +163,7 @@ export async function startMinio(
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  killOnExit(child);
   child.stdout?.on("data", (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
   child.stderr?.on("data", (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
   const endpoint = `http://127.0.0.1:${port}`;
