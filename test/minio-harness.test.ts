@@ -27,3 +27,35 @@ try { findOrBuildMinio(); console.log("found"); } catch (e) { console.log((e as 
     "go install github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c",
   );
 });
+
+it("a process that ends badly without stop() leaves no MinIO running (the exit hook kills it)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "stowage-harness-"));
+  const file = join(dir, "ends-badly.ts");
+  writeFileSync(
+    file,
+    `import { startMinio } from ${JSON.stringify(join(import.meta.dirname, "support", "minio-server.ts"))};
+const m = await startMinio();
+console.log(JSON.stringify({ pid: m.pid }));
+throw new Error("the app ends badly");\n`,
+  );
+  const res = spawnSync(
+    process.execPath,
+    ["--import", import.meta.resolve("jiti/register"), file],
+    { encoding: "utf8", timeout: 120_000 },
+  );
+  expect(res.status).not.toBe(0); // it did end badly
+  const { pid } = JSON.parse(res.stdout.trim().split("\n")[0]!) as { pid: number };
+  expect(pid).toBeGreaterThan(0);
+  // SIGKILL from the exit hook: gone by the time the parent's spawnSync returns, or a moment later.
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const until = Date.now() + 5000;
+  while (alive() && Date.now() < until) spawnSync("sleep", ["0.1"]);
+  expect(alive()).toBe(false);
+});
