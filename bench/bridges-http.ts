@@ -285,7 +285,8 @@ interface Served {
   delivered: number;
 }
 
-type Variant = "hello" | "reference" | "adapter" | "duties" | "floor";
+const VARIANT_NAMES = ["hello", "reference", "adapter", "duties", "floor"] as const;
+type Variant = (typeof VARIANT_NAMES)[number];
 /** The variants measured for a framework (`duties` is Hono's only). */
 const variantsOf = (framework: string): Variant[] => [
   "hello",
@@ -417,8 +418,10 @@ for (const framework of only) {
   const name = NAMES[framework]!;
   const VARIANTS = variantsOf(framework);
   // Every variant has its list (empty when not measured), so a check of one never reads undefined.
-  const ALL: Variant[] = ["hello", "reference", "adapter", "duties", "floor"];
-  const got = Object.fromEntries(ALL.map((v) => [v, [] as Served[]])) as Record<Variant, Served[]>;
+  const got = Object.fromEntries(VARIANT_NAMES.map((v) => [v, [] as Served[]])) as Record<
+    Variant,
+    Served[]
+  >;
   const rps = await alternate(
     ROUNDS,
     Object.fromEntries(
