@@ -41,9 +41,12 @@ export interface OutputPartsOptions {
 }
 
 const ENCODE_BATCH = 1024;
-/** S3's smallest part: parts are held while they upload, (QUEUE_SIZE + 1) of them. */
+/**
+ * S3's smallest part: parts are held while they upload, (QUEUE_SIZE + 1) of them. One part
+ * uploading while the next fills: an hour's Parquet arrives at a few MB a second.
+ */
 const PART_SIZE = 5 * 1024 * 1024;
-const QUEUE_SIZE = 2;
+const QUEUE_SIZE = 1;
 
 class HashSink implements ByteSink {
   readonly hash = createHash("sha256");

@@ -48,6 +48,8 @@ export interface FormatOptions {
   rowGroupRows?: number;
   /** Parquet: encoded (uncompressed) bytes per row group at most (default 32 MiB). */
   rowGroupBytes?: number;
+  /** Parquet: encoded values of a PLAIN data page, about (default 1 MiB; a dictionary chunk is one page). */
+  pageBytes?: number;
   /** Encoded bytes gathered before a hand-off to the sink / gzip (default 1 MiB; gzip wants ≥ 64 KiB writes). */
   chunkBytes?: number;
 }

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
+import { parquetHeader } from "hyparquet/src/column.js";
 import { compressors } from "hyparquet-compressors";
 import { readParquet } from "parquet-wasm";
 import { tableFromIPC } from "apache-arrow";
@@ -61,8 +62,14 @@ function row(g: number): Row {
 }
 const rows = Array.from({ length: N }, (_, g) => row(g));
 
-async function encode(compression: Compression): Promise<Buffer> {
-  const f = await createFormat({ format: "parquet", compression, rowGroupRows: GROUP });
+/** `pageBytes`: small pages make every PLAIN chunk many pages (`DEFAULT_PAGE_BYTES` otherwise). */
+async function encode(compression: Compression, pageBytes?: number): Promise<Buffer> {
+  const f = await createFormat({
+    format: "parquet",
+    compression,
+    rowGroupRows: GROUP,
+    ...(pageBytes !== undefined ? { pageBytes } : {}),
+  });
   const parts: Buffer[] = [];
   const enc = await f.createEncoder(columns, {
     write: async (c: Uint8Array) => void parts.push(Buffer.from(c)),
@@ -80,11 +87,38 @@ const unscaledDigits = (text: string, scale: number) => {
   return (text.startsWith("-") ? "-" : "") + digits;
 };
 
+/** The page types of each column chunk of row group `g`, read from the page headers. */
+function pagesOf(file: ArrayBuffer, g: number): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const chunk of parquetMetadata(file).row_groups[g]!.columns) {
+    const m = chunk.meta_data!;
+    const start = Number(m.dictionary_page_offset ?? m.data_page_offset);
+    const end = start + Number(m.total_compressed_size);
+    const reader = { view: new DataView(file), offset: start };
+    const types: string[] = [];
+    while (reader.offset < end) {
+      const header = parquetHeader(reader);
+      types.push(header.type);
+      reader.offset += header.compressed_page_size;
+    }
+    expect(reader.offset).toBe(end);
+    out[m.path_in_schema[0]!] = types;
+  }
+  return out;
+}
+
 describe("Parquet column chunks (SPEC §7.2)", () => {
-  it.each(["zstd", "snappy", "gzip", "none"] as const)(
-    "%s: arrow-rs reads every kind and every NULL back exactly",
-    async (compression) => {
-      const table = tableFromIPC(readParquet(await encode(compression)).intoIPCStream());
+  it.each([
+    ["zstd", undefined],
+    ["snappy", undefined],
+    ["gzip", undefined],
+    ["none", undefined],
+    ["zstd", 256],
+    ["none", 100],
+  ] as const)(
+    "%s (pages of %s bytes): arrow-rs reads every kind and every NULL back exactly",
+    async (compression, pageBytes) => {
+      const table = tableFromIPC(readParquet(await encode(compression, pageBytes)).intoIPCStream());
       expect(table.numRows).toBe(N);
       const col = (name: string) => table.getChild(name)!;
       for (const [i, c] of columns.entries()) {
@@ -159,33 +193,41 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
     expect(table.getChild("uniq")!.get(29_999)).toBe("unique-29999");
   });
 
-  it("hyparquet reads every value back exactly", async () => {
-    const file = asArrayBuffer(await encode("zstd"));
-    const parsers = {
-      timestampFromMicroseconds: (m: bigint) => m,
-      // The JSON column's text as written (the default parser would parse it, losing int64 digits).
-      jsonFromBytes: (b: Uint8Array) => b,
-      dateFromDays: (d: number) => d,
-    } as never;
-    const back = await parquetReadObjects({ file, compressors, utf8: false, parsers });
-    expect(back.length).toBe(N);
-    const text = (v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString() : v);
-    back.forEach((o, g) => {
-      const r = rows[g]!;
-      expect([g, o.i64, o.i32, o.b, text(o.cur), text(o.uniq), text(o.loose), text(o.j)]).toEqual([
-        g,
-        r[0],
-        r[1],
-        r[3],
-        r[4],
-        r[5],
-        r[9],
-        r[10],
-      ]);
-      expect([o.dt, o.ts, o.tz]).toEqual([r[12], r[13], r[14]]);
-      expect(o.d9).toBe(r[6] === null ? null : Number(r[6]));
-    });
+  it("§7.2 a PLAIN chunk is cut into pages of about pageBytes; a dictionary chunk is one page after its dictionary", async () => {
+    const small = pagesOf(asArrayBuffer(await encode("zstd", 1024)), 0);
+    // `uniq`: 1,000 values of ~14 bytes (14 KB), checked for a page every 64 rows (~0.9 KB):
+    // PLAIN once its dictionary is given up (250 distinct values), then a page every two runs.
+    expect(small.uniq!.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(small.uniq)).toEqual(new Set(["DATA_PAGE_V2"]));
+    expect(small.cur).toEqual(["DICTIONARY_PAGE", "DATA_PAGE_V2"]);
+    expect(small.none).toEqual(["DATA_PAGE_V2"]); // only NULLs: no values to cut
+    const whole = pagesOf(asArrayBuffer(await encode("zstd")), 0);
+    for (const name of ["uniq", "i64", "j", "by"]) expect(whole[name]).toEqual(["DATA_PAGE_V2"]);
   });
+
+  it.each([undefined, 256])(
+    "hyparquet reads every value back exactly (pages of %s bytes)",
+    async (pageBytes) => {
+      const file = asArrayBuffer(await encode("zstd", pageBytes));
+      const parsers = {
+        timestampFromMicroseconds: (m: bigint) => m,
+        // The JSON column's text as written (the default parser would parse it, losing int64 digits).
+        jsonFromBytes: (b: Uint8Array) => b,
+        dateFromDays: (d: number) => d,
+      } as never;
+      const back = await parquetReadObjects({ file, compressors, utf8: false, parsers });
+      expect(back.length).toBe(N);
+      const text = (v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString() : v);
+      back.forEach((o, g) => {
+        const r = rows[g]!;
+        expect([g, o.i64, o.i32, o.b, text(o.cur), text(o.uniq), text(o.loose), text(o.j)]).toEqual(
+          [g, r[0], r[1], r[3], r[4], r[5], r[9], r[10]],
+        );
+        expect([o.dt, o.ts, o.tz]).toEqual([r[12], r[13], r[14]]);
+        expect(o.d9).toBe(r[6] === null ? null : Number(r[6]));
+      });
+    },
+  );
 
   it("statistics: exact min/max and null counts where byte and JavaScript order agree; none elsewhere", async () => {
     const meta = parquetMetadata(asArrayBuffer(await encode("zstd")));
@@ -258,6 +300,33 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
     expect(encodings("off")).not.toContain("RLE_DICTIONARY");
     const back = await parquetReadObjects({ file, compressors });
     expect(back.map((r) => [r.on, r.off])).toEqual(values);
+  });
+
+  it("a dictionary kept to the end that does not pay is written PLAIN from its values (strings and INT32)", async () => {
+    // 300 rows of a 10,000-row group: 300 distinct values stay under the dictionary's limit
+    // (2,500) but are more than a quarter of the values, so the chunk is PLAIN at the end.
+    const cols: ColumnSpec[] = [
+      { name: "s", kind: "string", sourceType: "text" },
+      { name: "n", kind: "int32", sourceType: "integer" },
+    ];
+    const f = await createFormat({ format: "parquet", compression: "zstd" });
+    const parts: Buffer[] = [];
+    const enc = await f.createEncoder(cols, {
+      write: async (c: Uint8Array) => void parts.push(Buffer.from(c)),
+    });
+    const values: Row[] = Array.from({ length: 300 }, (_, i) => [
+      i % 7 === 0 ? null : `v-${i}-é`,
+      i % 5 === 0 ? null : i - 150,
+    ]);
+    for (let i = 0; i < values.length; i += 64) await enc.write(values.slice(i, i + 64));
+    await enc.finish();
+    const file = asArrayBuffer(Buffer.concat(parts));
+    const chunks = parquetMetadata(file).row_groups[0]!.columns;
+    for (const c of chunks) expect(c.meta_data!.encodings).not.toContain("RLE_DICTIONARY");
+    const back = await parquetReadObjects({ file, compressors });
+    expect(back.map((r) => [r.s, r.n])).toEqual(values);
+    const stats = chunks[1]!.meta_data!.statistics!;
+    expect([stats.min_value, stats.max_value, stats.null_count]).toEqual([-149, 149, 60n]);
   });
 
   it("a dictionary that wins is kept to its limit; a column that lost it gives it up early", async () => {

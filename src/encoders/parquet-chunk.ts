@@ -3,11 +3,14 @@
  * export values of each `ColumnKind` (SPEC §7.2) as rows arrive: definition levels,
  * PLAIN values in a reused scratch buffer (no per-value arrays, no `TextEncoder` per
  * string, no bigint per decimal), a dictionary kept beside them while it may pay off,
- * and min/max. `writeTo` emits a chunk as one DATA_PAGE_V2 page (compressed as a
- * whole), after a dictionary page when the dictionary won. hyparquet-writer still owns
- * the file: its page header, level (RLE/bit-packed) and footer writers are used as
- * they are.
+ * and min/max. A PLAIN chunk is cut into DATA_PAGE_V2 pages of about `pageBytes` as its
+ * values arrive: each page is compressed at once and only its compressed bytes are held
+ * until the row group is written, so a row group holds one page of encoded values per
+ * column and the compressor's memory is sized to a page, not to a chunk. A dictionary
+ * chunk is one data page after its dictionary page. hyparquet-writer still owns the
+ * file: its page header, level (RLE/bit-packed) and footer writers are used as they are.
  */
+import { ByteWriter } from "hyparquet-writer";
 import { writePageHeader, writeRleBitPackedHybrid } from "./hyparquet-internals.js";
 import { utf8Write } from "../shared/buffer-text.js";
 import type { ColumnKind } from "./columns.js";
@@ -30,6 +33,20 @@ export interface ChunkColumn {
 
 export type Codec = "ZSTD" | "SNAPPY" | "GZIP" | "UNCOMPRESSED";
 export type Compressor = (input: Uint8Array) => Uint8Array;
+
+/** How a chunk's pages are written: the file's codec, its compressor and the page size. */
+export interface PageOutput {
+  codec: Codec;
+  compress: Compressor | undefined;
+  /** Encoded values a PLAIN page holds at most, about (default `DEFAULT_PAGE_BYTES`; a single larger range is one page). */
+  pageBytes?: number | undefined;
+}
+
+/**
+ * 1 MiB of encoded values a page, as Arrow and parquet-mr write: zstd's wasm memory grows
+ * to the largest page it compresses and never shrinks (19 MiB with one page a chunk).
+ */
+export const DEFAULT_PAGE_BYTES = 1024 * 1024;
 
 /** What hyparquet-writer's footer writer takes for a chunk (its `ColumnChunk`). */
 export interface WrittenChunk {
@@ -56,7 +73,7 @@ export interface WrittenChunk {
  */
 const spare: Buffer[] = [];
 let spareBytes = 0;
-const SPARE_MAX_BYTES = 32 * 1024 * 1024;
+const SPARE_MAX_BYTES = 8 * 1024 * 1024;
 const SPARE_MIN_BYTES = 64 * 1024;
 
 /** The smallest spare buffer of at least `min` bytes, taken out of the spares. */
@@ -233,6 +250,8 @@ export class ColumnChunkBuilder {
   private readonly dictPage = new Scratch();
   private readonly indexPage = new Scratch();
   private readonly levels = new Scratch();
+  /** The chunk's PLAIN pages written so far (header, levels and compressed values each). */
+  private readonly pages = new ByteWriter(64 * 1024);
   private readonly encode: PlainWriter;
   private defs = new Uint8Array(1024);
   private rows = 0;
@@ -242,6 +261,8 @@ export class ColumnChunkBuilder {
   private readonly dictionaryKind: boolean;
   private index: Map<unknown, number> | undefined;
   private dictValues: unknown[] = [];
+  /** Characters of the dictionary's strings (4 a number): its share of `bytes`. */
+  private dictChars = 0;
   private indexes = new Int32Array(1024);
   private readonly dictionaryLimit: number;
   /** Statistics are kept for this column (its bytes order as its values do). */
@@ -250,11 +271,22 @@ export class ColumnChunkBuilder {
   private plainBefore = false;
   /** Which loop `addRange` runs: `INT64`, `STRING` or `OTHER` (value by value). */
   private readonly layout: number;
+  private readonly pageBytes: number;
+  /** The chunk's first row, and NULLs before it, of the page being gathered. */
+  private pageRow = 0;
+  private pageNulls = 0;
+  /** Uncompressed bytes of the pages in `pages` (with headers), and of their values alone. */
+  private pagesUncompressed = 0;
+  private pagesValueBytes = 0;
+  /** The most PLAIN bytes one `addRange` call added (kept from chunk to chunk). */
+  private rangeBytes = 0;
 
   constructor(
     readonly col: ChunkColumn,
     maxRows: number,
+    private readonly out: PageOutput,
   ) {
+    this.pageBytes = Math.max(1, out.pageBytes ?? DEFAULT_PAGE_BYTES);
     this.encode = plainWriter(col);
     const text = col.physical === "BYTE_ARRAY" && col.kind !== "bytes";
     this.dictionaryKind =
@@ -274,9 +306,13 @@ export class ColumnChunkBuilder {
     this.levels.release();
   }
 
-  /** Encoded bytes pending (PLAIN values and levels). */
+  /**
+   * Encoded bytes of the chunk: PLAIN values (in pages written and pending) and levels, or
+   * while a dictionary is kept, 4 bytes an index and the distinct values' characters.
+   */
   get bytes(): number {
-    return this.plain.pos + this.rows;
+    const dict = this.index !== undefined ? 4 * (this.rows - this.nulls) + this.dictChars : 0;
+    return this.pagesValueBytes + this.plain.pos + this.rows + dict;
   }
 
   /**
@@ -287,9 +323,17 @@ export class ColumnChunkBuilder {
   addRange(rows: readonly (readonly unknown[])[], col: number, from: number, to: number): void {
     const need = this.rows + (to - from);
     while (need > this.defs.length) this.defs = grow(this.defs);
+    const before = this.plain.pos;
     if (this.layout === INT64) this.addInt64(rows, col, from, to);
     else if (this.layout === STRING) this.addStrings(rows, col, from, to);
     else for (let r = from; r < to; r++) this.add(rows[r]![col]);
+    const added = this.plain.pos - before;
+    if (added > this.rangeBytes) this.rangeBytes = added;
+    // The page is written while two more ranges like the largest seen still fit under
+    // `pageBytes` (a string reserves 3 bytes a character before it is written), so the
+    // scratch buffer stays at the page size instead of doubling past it.
+    if (this.index === undefined && this.plain.pos + 2 * this.rangeBytes > this.pageBytes)
+      this.flushPage();
   }
 
   /** INT64 values (integers, timestamps, decimals as unscaled integers): PLAIN and min/max. */
@@ -348,6 +392,16 @@ export class ColumnChunkBuilder {
       }
       defs[r++] = 1;
       const str = v as string;
+      if (ordered) {
+        if (min === undefined || str < min) min = str;
+        if (max === undefined || str > max) max = str;
+      }
+      // While the dictionary may pay, only its index is kept: PLAIN bytes are written
+      // for the values so far only if it is given up (`spill`).
+      if (this.index !== undefined) {
+        if (this.toDictionary(str, r - 1 - nulls)) continue;
+        ascii = s.ascii; // the spill wrote the values before this one
+      }
       const n = str.length;
       s.reserve(4 + 3 * n);
       const at = s.pos + 4;
@@ -355,11 +409,6 @@ export class ColumnChunkBuilder {
       s.view.setUint32(s.pos, len, true);
       s.pos = at + len;
       ascii &&= len === n;
-      if (ordered) {
-        if (min === undefined || str < min) min = str;
-        if (max === undefined || str > max) max = str;
-      }
-      if (this.index !== undefined) this.toDictionary(str, r - 1 - nulls);
     }
     s.ascii = ascii;
     this.rows = r;
@@ -377,33 +426,99 @@ export class ColumnChunkBuilder {
       return;
     }
     this.defs[r] = 1;
-    const cmp = this.encode(this.plain, v);
+    // A dictionary column here is INT32 (no decimal scale): its statistic is the value itself.
+    const cmp =
+      this.index !== undefined && this.toDictionary(v, r - this.nulls)
+        ? v
+        : this.encode(this.plain, v);
     if (this.ordered && cmp !== undefined) {
       if (this.min === undefined || lessThan(cmp, this.min)) this.min = cmp;
       if (this.max === undefined || lessThan(this.max, cmp)) this.max = cmp;
     }
-    if (this.index !== undefined) this.toDictionary(v, r - this.nulls);
+  }
+
+  /**
+   * Writes the rows gathered since the last page as a PLAIN page into `pages` (compressed
+   * now; only those bytes are held) and starts the next page. Only once the chunk is PLAIN:
+   * a dictionary chunk's values are one page of indexes, written by `writeTo`.
+   */
+  private flushPage(): void {
+    const written = this.dataPage(this.pages, this.plain.bytes(), false);
+    this.pagesUncompressed += written;
+    this.pagesValueBytes += this.plain.pos;
+    this.plain.pos = 0;
+    this.plain.bits = 0;
+    this.pageRow = this.rows;
+    this.pageNulls = this.nulls;
+  }
+
+  /**
+   * Writes the data page of rows `[pageRow, rows)` — levels, then `values` compressed —
+   * to `w`; returns its uncompressed size (header included).
+   */
+  private dataPage(w: Writer, values: Buffer, dict: boolean): number {
+    const n = this.rows - this.pageRow;
+    const nulls = this.nulls - this.pageNulls;
+    const lv = this.levels;
+    if (nulls === 0 || nulls === n) {
+      // One RLE run (the usual page: no NULLs, or only NULLs).
+      const l = levelWriter(lv);
+      l.appendVarInt(n << 1);
+      l.appendUint8(nulls === 0 ? 1 : 0);
+    } else writeRleBitPackedHybrid(levelWriter(lv), this.defs.subarray(this.pageRow, this.rows), 1);
+    const levelBytes = lv.bytes();
+    const body = this.out.compress ? this.out.compress(values) : values;
+    const headerStart = w.offset;
+    writePageHeader(w, {
+      type: "DATA_PAGE_V2",
+      uncompressed_page_size: levelBytes.length + values.length,
+      compressed_page_size: levelBytes.length + body.length,
+      data_page_header_v2: {
+        num_values: n,
+        num_nulls: nulls,
+        num_rows: n,
+        encoding: dict ? "RLE_DICTIONARY" : "PLAIN",
+        definition_levels_byte_length: levelBytes.length,
+        repetition_levels_byte_length: 0,
+        is_compressed: this.out.codec !== "UNCOMPRESSED",
+      },
+    });
+    const header = w.offset - headerStart;
+    w.appendBytes(levelBytes);
+    w.appendBytes(body);
+    return header + levelBytes.length + values.length;
   }
 
   /**
    * Puts non-NULL value number `k` of the chunk into the dictionary (a new entry for a
-   * value not seen before), unless the dictionary is given up at this value: then the
-   * chunk is PLAIN.
+   * value not seen before) and returns true; or, when the dictionary is given up at this
+   * value, writes the PLAIN bytes of values `0 … k - 1` (`spill`) and returns false: the
+   * caller writes this one, and the chunk is PLAIN from here.
    */
-  private toDictionary(v: unknown, k: number): void {
+  private toDictionary(v: unknown, k: number): boolean {
     const index = this.index!;
     let slot = index.get(v);
     if (slot === undefined) {
       if (this.dictionaryLost(k + 1)) {
-        this.index = undefined; // too many distinct values: PLAIN it is
-        return;
+        this.spill(k);
+        return false;
       }
       slot = this.dictValues.length;
       index.set(v, slot);
       this.dictValues.push(v);
+      this.dictChars += typeof v === "string" ? v.length : 4;
     }
     if (k === this.indexes.length) this.indexes = grow(this.indexes);
     this.indexes[k] = slot;
+    return true;
+  }
+
+  /** Gives the dictionary up: the first `k` non-NULL values are written PLAIN from it. */
+  private spill(k: number): void {
+    const values = this.dictValues;
+    const indexes = this.indexes;
+    for (let j = 0; j < k; j++) this.encode(this.plain, values[indexes[j]!]);
+    this.index = undefined;
   }
 
   /**
@@ -423,8 +538,9 @@ export class ColumnChunkBuilder {
   }
 
   /** Writes the chunk at the writer's offset, returns its metadata, and starts an empty chunk. */
-  writeTo(writer: Writer, codec: Codec, compress: Compressor | undefined): WrittenChunk {
+  writeTo(writer: Writer): WrittenChunk {
     const start = writer.offset;
+    const compress = this.out.compress;
     const n = this.rows;
     const nonNull = n - this.nulls;
     const dict =
@@ -432,12 +548,15 @@ export class ColumnChunkBuilder {
       nonNull >= 16 &&
       this.dictValues.length <= nonNull * DICTIONARY_SHARE;
     this.plainBefore = !dict; // read only by columns that keep a dictionary
+    if (!dict && this.index !== undefined) this.spill(nonNull); // kept, but it does not pay
     let uncompressed = 0;
     let dictionaryOffset: bigint | undefined;
     let values: Buffer = this.plain.bytes();
     if (dict) {
       const d = this.dictPage;
       d.pos = 0;
+      d.bits = 0;
+      d.ascii = true;
       for (const v of this.dictValues) this.encode(d, v);
       dictionaryOffset = BigInt(writer.offset);
       uncompressed += writePage(writer, d.bytes(), compress, {
@@ -455,37 +574,16 @@ export class ColumnChunkBuilder {
       writeRleBitPackedHybrid(levelWriter(idx, true), used, bitWidth);
       values = idx.bytes();
     }
-    const lv = this.levels;
-    if (this.nulls === 0 || this.nulls === n) {
-      // One RLE run (the usual chunk: no NULLs, or only NULLs).
-      const w = levelWriter(lv);
-      w.appendVarInt(n << 1);
-      w.appendUint8(this.nulls === 0 ? 1 : 0);
-    } else writeRleBitPackedHybrid(levelWriter(lv), this.defs.subarray(0, n), 1);
-    const levelBytes = lv.bytes();
-    const body = compress ? compress(values) : values;
     const dataOffset = BigInt(writer.offset);
-    const headerStart = writer.offset;
-    writePageHeader(writer, {
-      type: "DATA_PAGE_V2",
-      uncompressed_page_size: levelBytes.length + values.length,
-      compressed_page_size: levelBytes.length + body.length,
-      data_page_header_v2: {
-        num_values: n,
-        num_nulls: this.nulls,
-        num_rows: n,
-        encoding: dict ? "RLE_DICTIONARY" : "PLAIN",
-        definition_levels_byte_length: levelBytes.length,
-        repetition_levels_byte_length: 0,
-        is_compressed: codec !== "UNCOMPRESSED",
-      },
-    });
-    uncompressed += writer.offset - headerStart + levelBytes.length + values.length;
-    writer.appendBytes(levelBytes);
-    writer.appendBytes(body);
+    // A dictionary chunk never has pages written before (they are written once it is PLAIN).
+    writer.appendBytes(this.pages.getBytes());
+    uncompressed += this.pagesUncompressed;
+    if (this.rows > this.pageRow || this.pages.index === 0)
+      uncompressed += this.dataPage(writer, values, dict);
     const statistics: WrittenChunk["meta_data"]["statistics"] = { null_count: BigInt(this.nulls) };
     // JavaScript orders strings by UTF-16 units, Parquet by UTF-8 bytes: they agree on ASCII.
-    const exact = this.col.physical !== "BYTE_ARRAY" || this.plain.ascii;
+    const exact =
+      this.col.physical !== "BYTE_ARRAY" || (dict ? this.dictPage.ascii : this.plain.ascii);
     if (exact && this.min !== undefined) {
       statistics.min_value = this.statistic(this.min);
       statistics.max_value = this.statistic(this.max);
@@ -496,7 +594,7 @@ export class ColumnChunkBuilder {
         type: this.col.physical,
         encodings: dict ? ["PLAIN", "RLE", "RLE_DICTIONARY"] : ["PLAIN", "RLE"],
         path_in_schema: [this.col.name],
-        codec,
+        codec: this.out.codec,
         num_values: BigInt(n),
         total_compressed_size: BigInt(writer.offset - start),
         total_uncompressed_size: BigInt(uncompressed),
@@ -522,10 +620,17 @@ export class ColumnChunkBuilder {
     this.plain.ascii = true;
     this.rows = 0;
     this.nulls = 0;
+    this.pageRow = 0;
+    this.pageNulls = 0;
+    this.pages.index = 0;
+    this.pages.offset = 0;
+    this.pagesUncompressed = 0;
+    this.pagesValueBytes = 0;
     this.min = undefined;
     this.max = undefined;
     this.index = this.dictionaryKind ? new Map() : undefined;
     this.dictValues = [];
+    this.dictChars = 0;
   }
 }
 

@@ -253,16 +253,22 @@ class ParquetEncoder implements Encoder {
   constructor(
     columns: ColumnSpec[],
     private readonly sink: ByteSink,
-    private readonly codec: Codec,
-    private readonly compress: Compressor | undefined,
+    codec: Codec,
+    compress: Compressor | undefined,
     private readonly rowGroupRows: number,
     private readonly rowGroupBytes: number,
     private readonly chunkBytes: number,
+    pageBytes: number | undefined,
   ) {
     const elements = columns.map(parquetElement);
     const schema: SchemaElement[] = [{ name: "root", num_children: columns.length }, ...elements];
     this.builders = columns.map(
-      (c, i) => new ColumnChunkBuilder(chunkColumn(c, elements[i]!), rowGroupRows),
+      (c, i) =>
+        new ColumnChunkBuilder(chunkColumn(c, elements[i]!), rowGroupRows, {
+          codec,
+          compress,
+          pageBytes,
+        }),
     );
     this.writer = new DrainingWriter(chunkBytes, () => this.note());
     const kv = [{ key: "stowage.columns", value: JSON.stringify(columns) }];
@@ -322,7 +328,7 @@ class ParquetEncoder implements Encoder {
     this.note();
     const w = this.writer;
     const start = w.offset;
-    const columns = this.builders.map((b) => b.writeTo(w, this.codec, this.compress));
+    const columns = this.builders.map((b) => b.writeTo(w));
     let total = 0n;
     for (const c of columns) total += c.meta_data.total_uncompressed_size;
     const group = {
@@ -387,6 +393,7 @@ export function parquetFormat(options: FormatOptions): Format {
         options.rowGroupRows ?? 10_000,
         options.rowGroupBytes ?? 32 * 1024 * 1024,
         options.chunkBytes ?? 1024 * 1024,
+        options.pageBytes,
       );
     },
   };
