@@ -263,6 +263,9 @@ export class ColumnChunkBuilder {
   private dictValues: unknown[] = [];
   /** Characters of the dictionary's strings (4 a number): its share of `bytes`. */
   private dictChars = 0;
+  /** The last value put into the dictionary, and its slot. */
+  private lastValue: unknown = undefined;
+  private lastSlot = 0;
   private indexes = new Int32Array(1024);
   private readonly dictionaryLimit: number;
   /** Statistics are kept for this column (its bytes order as its values do). */
@@ -496,20 +499,23 @@ export class ColumnChunkBuilder {
    * caller writes this one, and the chunk is PLAIN from here.
    */
   private toDictionary(v: unknown, k: number): boolean {
-    const index = this.index!;
-    let slot = index.get(v);
+    // The previous value again (a service, a level, a message repeated row after row) is
+    // found without hashing it.
+    let slot = v === this.lastValue ? this.lastSlot : this.index!.get(v);
     if (slot === undefined) {
       if (this.dictionaryLost(k + 1)) {
         this.spill(k);
         return false;
       }
       slot = this.dictValues.length;
-      index.set(v, slot);
+      this.index!.set(v, slot);
       this.dictValues.push(v);
       this.dictChars += typeof v === "string" ? v.length : 4;
     }
     if (k === this.indexes.length) this.indexes = grow(this.indexes);
     this.indexes[k] = slot;
+    this.lastValue = v;
+    this.lastSlot = slot;
     return true;
   }
 
@@ -631,6 +637,7 @@ export class ColumnChunkBuilder {
     this.index = this.dictionaryKind ? new Map() : undefined;
     this.dictValues = [];
     this.dictChars = 0;
+    this.lastValue = undefined;
   }
 }
 
