@@ -87,6 +87,23 @@ const unscaledDigits = (text: string, scale: number) => {
   return (text.startsWith("-") ? "-" : "") + digits;
 };
 
+/** A whole file of `rows` (columns `cols`) written `batch` rows at a time, as an ArrayBuffer. */
+async function fileOf(
+  cols: ColumnSpec[],
+  rows: Row[],
+  compression: Compression,
+  batch = rows.length,
+): Promise<ArrayBuffer> {
+  const f = await createFormat({ format: "parquet", compression });
+  const parts: Buffer[] = [];
+  const enc = await f.createEncoder(cols, {
+    write: async (c: Uint8Array) => void parts.push(Buffer.from(c)),
+  });
+  for (let i = 0; i < rows.length; i += batch) await enc.write(rows.slice(i, i + batch));
+  await enc.finish();
+  return asArrayBuffer(Buffer.concat(parts));
+}
+
 /** The page types of each column chunk of row group `g`, read from the page headers. */
 function pagesOf(file: ArrayBuffer, g: number): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -284,15 +301,8 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
       { name: "on", kind: "string", sourceType: "text" },
       { name: "off", kind: "string", sourceType: "text", dictionary: false },
     ];
-    const f = await createFormat({ format: "parquet", compression: "zstd" });
-    const parts: Buffer[] = [];
-    const enc = await f.createEncoder(cols, {
-      write: async (c: Uint8Array) => void parts.push(Buffer.from(c)),
-    });
     const values = Array.from({ length: 2000 }, (_, i) => [`v${i % 3}`, `v${i % 3}`]);
-    await enc.write(values);
-    await enc.finish();
-    const file = asArrayBuffer(Buffer.concat(parts));
+    const file = await fileOf(cols, values, "zstd");
     const chunks = parquetMetadata(file).row_groups[0]!.columns;
     const encodings = (name: string) =>
       chunks.find((c) => c.meta_data!.path_in_schema[0] === name)!.meta_data!.encodings;
@@ -309,18 +319,11 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
       { name: "s", kind: "string", sourceType: "text" },
       { name: "n", kind: "int32", sourceType: "integer" },
     ];
-    const f = await createFormat({ format: "parquet", compression: "zstd" });
-    const parts: Buffer[] = [];
-    const enc = await f.createEncoder(cols, {
-      write: async (c: Uint8Array) => void parts.push(Buffer.from(c)),
-    });
     const values: Row[] = Array.from({ length: 300 }, (_, i) => [
       i % 7 === 0 ? null : `v-${i}-é`,
       i % 5 === 0 ? null : i - 150,
     ]);
-    for (let i = 0; i < values.length; i += 64) await enc.write(values.slice(i, i + 64));
-    await enc.finish();
-    const file = asArrayBuffer(Buffer.concat(parts));
+    const file = await fileOf(cols, values, "zstd", 64);
     const chunks = parquetMetadata(file).row_groups[0]!.columns;
     for (const c of chunks) expect(c.meta_data!.encodings).not.toContain("RLE_DICTIONARY");
     const back = await parquetReadObjects({ file, compressors });
@@ -338,19 +341,12 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
       { name: "ids", kind: "string", sourceType: "text" },
       { name: "n", kind: "int32", sourceType: "integer" },
     ];
-    const f = await createFormat({ format: "parquet", compression: "none" });
-    const parts: Buffer[] = [];
-    const enc = await f.createEncoder(cols, {
-      write: async (c: Uint8Array) => void parts.push(Buffer.from(c)),
-    });
     const all: Row[] = Array.from({ length: 30_000 }, (_, g) => [
       `v${g % 1000}`,
       `id-${g}`,
       g % 1000,
     ]);
-    for (let i = 0; i < all.length; i += 2000) await enc.write(all.slice(i, i + 2000));
-    await enc.finish();
-    const file = asArrayBuffer(Buffer.concat(parts));
+    const file = await fileOf(cols, all, "none", 2000);
     const meta = parquetMetadata(file);
     expect(meta.row_groups).toHaveLength(3);
     for (const group of meta.row_groups) {
