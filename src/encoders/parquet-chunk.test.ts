@@ -14,7 +14,7 @@ import { tableFromIPC } from "apache-arrow";
 import type { ColumnSpec, Row } from "./columns.js";
 import { ByteWriter } from "hyparquet-writer";
 import { writeMetadata } from "./hyparquet-internals.js";
-import { createFormat, type Compression } from "./format.js";
+import { createFormat, type Compression, type FormatOptions } from "./format.js";
 import { Footer } from "./parquet.js";
 
 const columns: ColumnSpec[] = [
@@ -91,10 +91,10 @@ const unscaledDigits = (text: string, scale: number) => {
 async function fileOf(
   cols: ColumnSpec[],
   rows: Row[],
-  compression: Compression,
+  options: Omit<FormatOptions, "format">,
   batch = rows.length,
 ): Promise<ArrayBuffer> {
-  const f = await createFormat({ format: "parquet", compression });
+  const f = await createFormat({ format: "parquet", ...options });
   const parts: Buffer[] = [];
   const enc = await f.createEncoder(cols, {
     write: async (c: Uint8Array) => void parts.push(Buffer.from(c)),
@@ -104,24 +104,33 @@ async function fileOf(
   return asArrayBuffer(Buffer.concat(parts));
 }
 
-/** The page types of each column chunk of row group `g`, read from the page headers. */
-function pagesOf(file: ArrayBuffer, g: number): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+type PageHeader = ReturnType<typeof parquetHeader>;
+
+/** The page headers of each column chunk of row group `g`. */
+function pageHeadersOf(file: ArrayBuffer, g: number): Record<string, PageHeader[]> {
+  const out: Record<string, PageHeader[]> = {};
   for (const chunk of parquetMetadata(file).row_groups[g]!.columns) {
     const m = chunk.meta_data!;
     const start = Number(m.dictionary_page_offset ?? m.data_page_offset);
     const end = start + Number(m.total_compressed_size);
     const reader = { view: new DataView(file), offset: start };
-    const types: string[] = [];
+    const headers: PageHeader[] = [];
     while (reader.offset < end) {
       const header = parquetHeader(reader);
-      types.push(header.type);
+      headers.push(header);
       reader.offset += header.compressed_page_size;
     }
     expect(reader.offset).toBe(end);
-    out[m.path_in_schema[0]!] = types;
+    out[m.path_in_schema[0]!] = headers;
   }
   return out;
+}
+
+/** The page types of each column chunk of row group `g`, read from the page headers. */
+function pagesOf(file: ArrayBuffer, g: number): Record<string, string[]> {
+  return Object.fromEntries(
+    Object.entries(pageHeadersOf(file, g)).map(([k, hs]) => [k, hs.map((h) => h.type)]),
+  );
 }
 
 describe("Parquet column chunks (SPEC §7.2)", () => {
@@ -302,7 +311,7 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
       { name: "off", kind: "string", sourceType: "text", dictionary: false },
     ];
     const values = Array.from({ length: 2000 }, (_, i) => [`v${i % 3}`, `v${i % 3}`]);
-    const file = await fileOf(cols, values, "zstd");
+    const file = await fileOf(cols, values, { compression: "zstd" });
     const chunks = parquetMetadata(file).row_groups[0]!.columns;
     const encodings = (name: string) =>
       chunks.find((c) => c.meta_data!.path_in_schema[0] === name)!.meta_data!.encodings;
@@ -323,13 +332,39 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
       i % 7 === 0 ? null : `v-${i}-é`,
       i % 5 === 0 ? null : i - 150,
     ]);
-    const file = await fileOf(cols, values, "zstd", 64);
+    const file = await fileOf(cols, values, { compression: "zstd" }, 64);
     const chunks = parquetMetadata(file).row_groups[0]!.columns;
     for (const c of chunks) expect(c.meta_data!.encodings).not.toContain("RLE_DICTIONARY");
     const back = await parquetReadObjects({ file, compressors });
     expect(back.map((r) => [r.s, r.n])).toEqual(values);
     const stats = chunks[1]!.meta_data!.statistics!;
     expect([stats.min_value, stats.max_value, stats.null_count]).toEqual([-149, 149, 60n]);
+  });
+
+  it("§7.2 a dictionary given up late is written as pages of about pageBytes, not one page of everything before", async () => {
+    // Row groups of 4,000 rows (dictionary limit 1,000 values): a new value every third row
+    // (and a NULL every eleventh) reaches the limit ~3,000 rows in; those rows are spilled
+    // PLAIN from the dictionary, into pages like any PLAIN values.
+    const cols: ColumnSpec[] = [{ name: "s", kind: "string", sourceType: "text" }];
+    const values: Row[] = Array.from({ length: 4000 }, (_, i) => [
+      i % 11 === 0 ? null : `value-${Math.floor(i / 3)}`,
+    ]);
+    const pageBytes = 2048;
+    const file = await fileOf(
+      cols,
+      values,
+      { compression: "none", rowGroupRows: 4000, pageBytes },
+      500,
+    );
+    const pages = pageHeadersOf(file, 0).s!;
+    for (const p of pages) {
+      expect(p.type).toBe("DATA_PAGE_V2");
+      // A page ends at the first row that reaches pageBytes: one value (≤ 16 bytes) and levels over.
+      expect(p.uncompressed_page_size).toBeLessThanOrEqual(pageBytes + 16 + 64);
+    }
+    expect(pages.length).toBeGreaterThanOrEqual(20); // ~50 KB of values
+    const back = await parquetReadObjects({ file, compressors });
+    expect(back.map((r) => [r.s])).toEqual(values);
   });
 
   it("a dictionary that wins is kept to its limit; a column that lost it gives it up early", async () => {
@@ -346,7 +381,7 @@ describe("Parquet column chunks (SPEC §7.2)", () => {
       `id-${g}`,
       g % 1000,
     ]);
-    const file = await fileOf(cols, all, "none", 2000);
+    const file = await fileOf(cols, all, { compression: "none" }, 2000);
     const meta = parquetMetadata(file);
     expect(meta.row_groups).toHaveLength(3);
     for (const group of meta.row_groups) {

@@ -402,7 +402,7 @@ export class ColumnChunkBuilder {
       // While the dictionary may pay, only its index is kept: PLAIN bytes are written
       // for the values so far only if it is given up (`spill`).
       if (this.index !== undefined) {
-        if (this.toDictionary(str, r - 1 - nulls)) continue;
+        if (this.toDictionary(str, r - 1 - nulls, r - 1)) continue;
         ascii = s.ascii; // the spill wrote the values before this one
       }
       const n = str.length;
@@ -431,7 +431,7 @@ export class ColumnChunkBuilder {
     this.defs[r] = 1;
     // A dictionary column here is INT32 (no decimal scale): its statistic is the value itself.
     const cmp =
-      this.index !== undefined && this.toDictionary(v, r - this.nulls)
+      this.index !== undefined && this.toDictionary(v, r - this.nulls, r)
         ? v
         : this.encode(this.plain, v);
     if (this.ordered && cmp !== undefined) {
@@ -445,30 +445,37 @@ export class ColumnChunkBuilder {
    * now; only those bytes are held) and starts the next page. Only once the chunk is PLAIN:
    * a dictionary chunk's values are one page of indexes, written by `writeTo`.
    */
-  private flushPage(): void {
-    const written = this.dataPage(this.pages, this.plain.bytes(), false);
+  private flushPage(endRow = this.rows, endNulls = this.nulls): void {
+    const written = this.dataPage(this.pages, this.plain.bytes(), false, endRow, endNulls);
     this.pagesUncompressed += written;
     this.pagesValueBytes += this.plain.pos;
     this.plain.pos = 0;
     this.plain.bits = 0;
-    this.pageRow = this.rows;
-    this.pageNulls = this.nulls;
+    this.pageRow = endRow;
+    this.pageNulls = endNulls;
   }
 
   /**
-   * Writes the data page of rows `[pageRow, rows)` — levels, then `values` compressed —
-   * to `w`; returns its uncompressed size (header included).
+   * Writes the data page of rows `[pageRow, endRow)` (`endNulls` NULLs in rows before
+   * `endRow`) — levels, then `values` compressed — to `w`; returns its uncompressed size
+   * (header included).
    */
-  private dataPage(w: Writer, values: Buffer, dict: boolean): number {
-    const n = this.rows - this.pageRow;
-    const nulls = this.nulls - this.pageNulls;
+  private dataPage(
+    w: Writer,
+    values: Buffer,
+    dict: boolean,
+    endRow = this.rows,
+    endNulls = this.nulls,
+  ): number {
+    const n = endRow - this.pageRow;
+    const nulls = endNulls - this.pageNulls;
     const lv = this.levels;
     if (nulls === 0 || nulls === n) {
       // One RLE run (the usual page: no NULLs, or only NULLs).
       const l = levelWriter(lv);
       l.appendVarInt(n << 1);
       l.appendUint8(nulls === 0 ? 1 : 0);
-    } else writeRleBitPackedHybrid(levelWriter(lv), this.defs.subarray(this.pageRow, this.rows), 1);
+    } else writeRleBitPackedHybrid(levelWriter(lv), this.defs.subarray(this.pageRow, endRow), 1);
     const levelBytes = lv.bytes();
     const body = this.out.compress ? this.out.compress(values) : values;
     const headerStart = w.offset;
@@ -495,16 +502,16 @@ export class ColumnChunkBuilder {
   /**
    * Puts non-NULL value number `k` of the chunk into the dictionary (a new entry for a
    * value not seen before) and returns true; or, when the dictionary is given up at this
-   * value, writes the PLAIN bytes of values `0 … k - 1` (`spill`) and returns false: the
-   * caller writes this one, and the chunk is PLAIN from here.
+   * value — row `row` of the chunk — writes the PLAIN pages of the rows before it (`spill`)
+   * and returns false: the caller writes this one, and the chunk is PLAIN from here.
    */
-  private toDictionary(v: unknown, k: number): boolean {
+  private toDictionary(v: unknown, k: number, row: number): boolean {
     // The previous value again (a service, a level, a message repeated row after row) is
     // found without hashing it.
     let slot = v === this.lastValue ? this.lastSlot : this.index!.get(v);
     if (slot === undefined) {
       if (this.dictionaryLost(k + 1)) {
-        this.spill(k);
+        this.spill(row);
         return false;
       }
       slot = this.dictValues.length;
@@ -519,11 +526,22 @@ export class ColumnChunkBuilder {
     return true;
   }
 
-  /** Gives the dictionary up: the first `k` non-NULL values are written PLAIN from it. */
-  private spill(k: number): void {
+  /**
+   * Gives the dictionary up: the non-NULL values of rows `0 … rows - 1` are written PLAIN
+   * from it, cut into pages of about `pageBytes` as any PLAIN values are.
+   */
+  private spill(rows: number): void {
     const values = this.dictValues;
     const indexes = this.indexes;
-    for (let j = 0; j < k; j++) this.encode(this.plain, values[indexes[j]!]);
+    const defs = this.defs;
+    const plain = this.plain;
+    let k = 0;
+    let nulls = 0;
+    for (let r = 0; r < rows; r++) {
+      if (defs[r] === 0) nulls++;
+      else this.encode(plain, values[indexes[k++]!]);
+      if (plain.pos >= this.pageBytes) this.flushPage(r + 1, nulls);
+    }
     this.index = undefined;
   }
 
@@ -554,7 +572,7 @@ export class ColumnChunkBuilder {
       nonNull >= 16 &&
       this.dictValues.length <= nonNull * DICTIONARY_SHARE;
     this.plainBefore = !dict; // read only by columns that keep a dictionary
-    if (!dict && this.index !== undefined) this.spill(nonNull); // kept, but it does not pay
+    if (!dict && this.index !== undefined) this.spill(n); // kept, but it does not pay
     let uncompressed = 0;
     let dictionaryOffset: bigint | undefined;
     let values: Buffer = this.plain.bytes();
