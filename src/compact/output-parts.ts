@@ -80,12 +80,26 @@ export class OutputParts {
 
   constructor(private readonly o: OutputPartsOptions) {}
 
-  async row(row: Row, ms: number): Promise<void> {
-    const part = this.open ?? (this.open = await this.start(this.done.length + 1));
+  /** A promise only when the row has to wait (a part starts, a batch is encoded, a part ends). */
+  row(row: Row, ms: number): Promise<void> | undefined {
+    const part = this.open;
+    if (part === undefined) return this.startWith(row, ms);
     part.pending.push(row);
     part.rows++;
     if (part.minMs === null || ms < part.minMs) part.minMs = ms;
     if (part.maxMs === null || ms > part.maxMs) part.maxMs = ms;
+    if (part.pending.length >= ENCODE_BATCH || part.rows >= this.o.settings.fileRows)
+      return this.settle(part);
+    return undefined;
+  }
+
+  private async startWith(row: Row, ms: number): Promise<void> {
+    this.open = await this.start(this.done.length + 1);
+    await this.row(row, ms);
+  }
+
+  /** Encodes the pending batch when full; ends the part when it holds `fileRows`. */
+  private async settle(part: OpenPart): Promise<void> {
     if (part.pending.length >= ENCODE_BATCH) await this.flushPending(part);
     if (part.rows >= this.o.settings.fileRows) await this.close(part);
   }

@@ -17,6 +17,7 @@ import type { ManifestSource, SourceRef } from "./manifest.js";
 import { buildRow, isoMs, parseLine, type AcceptedLine, type ParsedLine } from "./record-row.js";
 import type { PromotedColumn } from "./schema.js";
 import { ArenaPool, LineArena } from "./line-arena.js";
+import { canonicalIsoMs } from "../shared/iso-time.js";
 import { readSourceLines, type SourceLines } from "./source-read.js";
 import type { StoreCalls } from "./store-calls.js";
 
@@ -26,7 +27,8 @@ export interface ClaimedSource extends SourceRef {
 }
 
 export interface RowSink {
-  row(row: unknown[], ms: number): Promise<void>;
+  /** A promise only when the row made it wait (an encoder batch, a part's end): awaited then. */
+  row(row: unknown[], ms: number): Promise<void> | undefined;
   reject(source: string, lineNo: number, reason: string, text: string): void;
 }
 
@@ -164,7 +166,7 @@ async function readSlice(
   const held = mem.held;
   held.clear();
   // What this slice found is merged only once it is complete: an overflow leaves no trace.
-  const counts = new Map<number, number>();
+  const counts = new Int32Array(o.sources.length); // rows per source
   const found = new Map<number, ManifestSource>();
   const rejects: { i: number; lineNo: number; reason: string; text: string }[] = [];
   const rejectCounts = new Map<number, number>();
@@ -191,8 +193,9 @@ async function readSlice(
         continue;
       }
       const row = buildRow(text, p as AcceptedLine, o.sources[i]!.key, lineNo, o.promoted);
-      counts.set(i, (counts.get(i) ?? 0) + 1);
-      await o.sink.row(row, ms);
+      counts[i]!++;
+      const wait = o.sink.row(row, ms);
+      if (wait !== undefined) await wait;
     }
   };
   let heldBytes = 0;
@@ -276,7 +279,8 @@ async function readSlice(
   rejects.sort((x, y) => x.i - y.i || x.lineNo - y.lineNo); // as read: (source, line)
   for (const r of rejects) o.sink.reject(o.sources[r.i]!.key, r.lineNo, r.reason, r.text);
   for (const [i, st] of found) stats[i] = st;
-  for (const [i, n] of counts) rows.set(i, (rows.get(i) ?? 0) + n);
+  for (let i = 0; i < counts.length; i++)
+    if (counts[i]! > 0) rows.set(i, (rows.get(i) ?? 0) + counts[i]!);
   for (const [i, n] of rejectCounts) rejected.set(i, (rejected.get(i) ?? 0) + n);
 }
 
@@ -328,15 +332,53 @@ const TS_HEAD_BYTES = Buffer.from(TS_HEAD, "latin1");
  * A line with a second top-level `timestamp` (JSON.parse takes the last) is found when the
  * slice of this first one parses it (`twoTimestamps`), and rejected there.
  */
-function fastMs(buf: Buffer, start: number, end: number): number {
+export function fastMs(buf: Buffer, start: number, end: number): number {
   const at = start + TS_HEAD_BYTES.length;
   if (end < at) return NaN;
   for (let k = 0; k < TS_HEAD_BYTES.length; k++)
     if (buf[start + k] !== TS_HEAD_BYTES[k]) return NaN;
   const close = buf.indexOf(34, at);
   if (close < 0 || close >= end) return NaN;
+  if (close - at === 24 && sameHour(buf, at)) {
+    const rest = minuteSecondMs(buf, at + 13);
+    if (rest >= 0) return stampHourMs + rest;
+  }
   for (let k = at; k < close; k++) if (buf[k]! >= 0x80) return NaN;
-  return isoMs(buf.toString("latin1", at, close));
+  const text = buf.toString("latin1", at, close);
+  const canonical = canonicalIsoMs(text);
+  if (canonical < 0) return isoMs(text);
+  buf.copy(stampHour, 0, at, at + 13);
+  stampHourMs = canonical - (canonical % 3_600_000);
+  return canonical;
+}
+
+/**
+ * `YYYY-MM-DDTHH` of the last canonical stamp `fastMs` parsed, and that hour's ms: a line of
+ * the same hour — nearly every line of a slice — is read from its last 11 bytes. The prefix
+ * was validated with the whole stamp (`canonicalIsoMs`), so checking the rest as that
+ * function does gives its answer.
+ */
+const stampHour = Buffer.alloc(13);
+let stampHourMs = -1;
+
+function sameHour(buf: Buffer, at: number): boolean {
+  if (stampHourMs < 0) return false;
+  for (let k = 12; k >= 0; k--) if (buf[at + k] !== stampHour[k]) return false;
+  return true;
+}
+
+/** `:mm:ss.sssZ` at `at` → its ms within the hour, or -1 (as `canonicalIsoMs` checks it). */
+function minuteSecondMs(buf: Buffer, at: number): number {
+  if (buf[at] !== 58 || buf[at + 3] !== 58 || buf[at + 6] !== 46 || buf[at + 10] !== 90) return -1;
+  const d = (k: number) => {
+    const c = buf[at + k]! - 48;
+    return c >= 0 && c <= 9 ? c : -100_000;
+  };
+  const mi = d(1) * 10 + d(2);
+  const sec = d(4) * 10 + d(5);
+  const msec = d(7) * 100 + d(8) * 10 + d(9);
+  if (mi < 0 || mi > 59 || sec < 0 || sec > 59 || msec < 0) return -1;
+  return mi * 60_000 + sec * 1000 + msec;
 }
 
 /** The line's last `timestamp` (the one JSON.parse keeps) is not the first one `fastMs` read. */
