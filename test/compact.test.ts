@@ -389,6 +389,46 @@ describe("compactLogs on a local-directory store", () => {
       WHERE pk IS NOT NULL AND (sourceKey < pk OR (sourceKey = pk AND sourceLine < pl))`);
     expect(Number(ties[0]![0])).toBe(0);
   });
+
+  it("§1 an object that goes on past its slice is kept decoded for the next one: every v1 object downloaded once, every record once", async () => {
+    const { config, store } = localConfig({ maxBatchRecords: 250 });
+    // Time-ordered with a little skew, as a busy service writes: each object spans a few
+    // seconds, and nearly every slice boundary falls inside one.
+    const records = Array.from({ length: 4000 }, (_, i) => ({
+      ms: DAY + 5 * H + Math.floor((i * H) / 4000) + ((i * 7) % 1500),
+      id: i,
+    }));
+    await writeLogs(config, records);
+    const gets = new Map<string, number>();
+    const counting = new Proxy(store, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== "get" || typeof v !== "function") return v;
+        return (key: string, ...rest: unknown[]) => {
+          gets.set(key, (gets.get(key) ?? 0) + 1);
+          return (v as (...a: unknown[]) => unknown).call(target, key, ...rest);
+        };
+      },
+    });
+    const out = await compactLogs({
+      store: counting,
+      prefix: "",
+      fromMs: DAY,
+      toMs: DAY + 24 * H,
+      nowMs: DAY + 30 * H,
+      sliceBytes: 24 * 1024, // dozens of slices over the hour
+    });
+    expect(out.ok).toBe(true);
+    expect(out.totals.rows).toBe(4000);
+    const v1 = [...gets].filter(([k]) => k.startsWith("v1/"));
+    expect(v1.length).toBe(out.totals.sources);
+    expect(v1.filter(([, n]) => n !== 1)).toEqual([]);
+    const glob = join(config.local.path, "parquet/dt=*/hour=*/*.parquet");
+    const ids = await duck(
+      `SELECT count(*), count(DISTINCT (data->>'id')::INT) FROM read_parquet('${glob}')`,
+    );
+    expect(ids.map((r) => r.map(Number))).toEqual([[4000, 4000]]);
+  });
 });
 
 function line(ms: number, id: number, more: Record<string, unknown> = {}): string {

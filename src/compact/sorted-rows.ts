@@ -111,9 +111,10 @@ export async function sortedRows(o: SortedRowsOptions): Promise<ManifestSource[]
   const rejected = new Map<number, number>();
   const slices = planSlices(o.sources, o.hourMs, o.sliceBytes);
   const mem = o.memory ?? sliceMemory(o.sliceBytes);
+  const carried: Carried = { lines: new Map(), bytes: 0 };
   const run = async (t0: number, t1: number): Promise<void> => {
     try {
-      await readSlice(o, mem, t0, t1, stats, rows, rejected);
+      await readSlice(o, mem, carried, t0, t1, stats, rows, rejected);
     } catch (err) {
       if (!(err instanceof SliceOverflow)) throw err;
       const mid = t0 + Math.floor((t1 - t0) / 2);
@@ -121,7 +122,12 @@ export async function sortedRows(o: SortedRowsOptions): Promise<ManifestSource[]
       await run(mid, t1);
     }
   };
-  for (const [t0, t1] of slices) await run(t0, t1);
+  try {
+    for (const [t0, t1] of slices) await run(t0, t1);
+  } finally {
+    for (const read of carried.lines.values()) mem.pool.give(read.lines);
+    carried.lines.clear();
+  }
   return o.sources.map((s, i) => {
     const st = stats[i];
     if (!st) throw new StowageError("internal", `${s.key} was never read`);
@@ -153,9 +159,22 @@ export function sliceMemory(sliceBytes: number): SliceMemory {
 /** An object's arena larger than this is not kept for the next one (most are ≤ 2 MiB). */
 const SPARE_ARENA_MAX_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Objects read by a slice that go on into the next one (most slices end inside an object),
+ * kept decoded for it instead of being downloaded and decoded again — at most
+ * `CARRY_MAX_BYTES` of them; any other is read again.
+ */
+interface Carried {
+  lines: Map<number, SourceLines>;
+  bytes: number;
+}
+
+const CARRY_MAX_BYTES = 8 * 1024 * 1024;
+
 async function readSlice(
   o: SortedRowsOptions,
   mem: SliceMemory,
+  carried: Carried,
   t0: number,
   t1: number,
   stats: (ManifestSource | undefined)[],
@@ -207,7 +226,8 @@ async function readSlice(
   const fetch = (k: number) => {
     const i = overlapping[k];
     if (i !== undefined && !pending.has(i)) {
-      const p = readSourceLines(o.calls, o.sources[i]!, mem.pool);
+      const kept = carried.lines.get(i);
+      const p = kept ? Promise.resolve(kept) : readSourceLines(o.calls, o.sources[i]!, mem.pool);
       p.catch(() => {}); // awaited in order below; a failure there ends the slice
       pending.set(i, p);
     }
@@ -271,7 +291,17 @@ async function readSlice(
       held.clear();
     }
     held.seal(); // `held` has copied what it took from this object's lines: they may be reused
-    mem.pool.give(lines);
+    // An object that goes on past this slice is kept for the next one, if there is room.
+    const size = lines.bytes.length;
+    const kept = carried.lines.has(i);
+    if (s.maxMs >= t1 && (kept || carried.bytes + size <= CARRY_MAX_BYTES)) {
+      if (!kept) carried.bytes += size;
+      carried.lines.set(i, read);
+    } else {
+      if (kept) carried.bytes -= size;
+      carried.lines.delete(i); // before the arena is reused: a later read of it downloads again
+      mem.pool.give(lines);
+    }
   }
   if (!streaming) {
     await emit(sortedOrder(mem, held.ms, held.count, t0));
