@@ -14,6 +14,12 @@ const read = (stamp: string) => {
   const b = line(stamp);
   return fastMs(b, 0, b.length);
 };
+/** `fastMs` of a line with `stamp` is the full parse's answer. */
+const readsAsParsed = (stamp: string) => {
+  const want = slow(stamp);
+  if (Number.isNaN(want)) expect(read(stamp), stamp).toBeNaN();
+  else expect(read(stamp), stamp).toBe(want);
+};
 
 const SAME_HOUR = [
   "2026-11-03T02:15:00.000Z",
@@ -39,10 +45,7 @@ describe("fastMs, the stamp read from a line's bytes", () => {
   it("gives the full parse's answer for every stamp of the remembered hour, valid or not", () => {
     for (const stamp of SAME_HOUR) {
       expect(read("2026-11-03T02:30:00.000Z")).toBe(Date.UTC(2026, 10, 3, 2, 30)); // remember 02h
-      const got = read(stamp);
-      const want = slow(stamp);
-      if (Number.isNaN(want)) expect(got, stamp).toBeNaN();
-      else expect(got, stamp).toBe(want);
+      readsAsParsed(stamp);
     }
   });
 
@@ -58,15 +61,9 @@ describe("fastMs, the stamp read from a line's bytes", () => {
       "1969-12-31T23:15:00.000Z",
       "2026-11-03T02:15:00.000Z",
     ]) {
-      const want = slow(stamp);
-      const got = read(stamp);
-      if (Number.isNaN(want)) expect(got, stamp).toBeNaN();
-      else expect(got, stamp).toBe(want);
+      readsAsParsed(stamp);
       // …and the next line of that hour (or of the last valid one) still reads right
-      const next = `${stamp.slice(0, 13)}:01:02.003Z`;
-      const wantNext = slow(next);
-      if (Number.isNaN(wantNext)) expect(read(next), next).toBeNaN();
-      else expect(read(next), next).toBe(wantNext);
+      readsAsParsed(`${stamp.slice(0, 13)}:01:02.003Z`);
     }
   });
 
