@@ -16,8 +16,8 @@ import { StowageError } from "../shared/errors.js";
 import type { ManifestSource, SourceRef } from "./manifest.js";
 import { buildRow, isoMs, parseLine, type AcceptedLine, type ParsedLine } from "./record-row.js";
 import type { PromotedColumn } from "./schema.js";
+import { canonicalStampMs } from "../shared/iso-time.js";
 import { ArenaPool, LineArena } from "./line-arena.js";
-import { canonicalIsoMs } from "../shared/iso-time.js";
 import { readSourceLines, type SourceLines } from "./source-read.js";
 import type { StoreCalls } from "./store-calls.js";
 
@@ -126,7 +126,6 @@ export async function sortedRows(o: SortedRowsOptions): Promise<ManifestSource[]
     for (const [t0, t1] of slices) await run(t0, t1);
   } finally {
     for (const read of carried.lines.values()) mem.pool.give(read.lines);
-    carried.lines.clear();
   }
   return o.sources.map((s, i) => {
     const st = stats[i];
@@ -162,14 +161,12 @@ const SPARE_ARENA_MAX_BYTES = 8 * 1024 * 1024;
 /**
  * Objects read by a slice that go on into the next one (most slices end inside an object),
  * kept decoded for it instead of being downloaded and decoded again — at most
- * `CARRY_MAX_BYTES` of them; any other is read again.
+ * 2 × `sliceBytes` of them (what a slice may hold; 8 MiB by default); any other is read again.
  */
 interface Carried {
   lines: Map<number, SourceLines>;
   bytes: number;
 }
-
-const CARRY_MAX_BYTES = 8 * 1024 * 1024;
 
 async function readSlice(
   o: SortedRowsOptions,
@@ -294,7 +291,7 @@ async function readSlice(
     // An object that goes on past this slice is kept for the next one, if there is room.
     const size = lines.bytes.length;
     const kept = carried.lines.has(i);
-    if (s.maxMs >= t1 && (kept || carried.bytes + size <= CARRY_MAX_BYTES)) {
+    if (s.maxMs >= t1 && (kept || carried.bytes + size <= 2 * o.sliceBytes)) {
       if (!kept) carried.bytes += size;
       carried.lines.set(i, read);
     } else {
@@ -369,46 +366,12 @@ export function fastMs(buf: Buffer, start: number, end: number): number {
     if (buf[start + k] !== TS_HEAD_BYTES[k]) return NaN;
   const close = buf.indexOf(34, at);
   if (close < 0 || close >= end) return NaN;
-  if (close - at === 24 && sameHour(buf, at)) {
-    const rest = minuteSecondMs(buf, at + 13);
-    if (rest >= 0) return stampHourMs + rest;
+  if (close - at === 24) {
+    const ms = canonicalStampMs(buf, at); // the usual stamp, nearly always of the last one's hour
+    if (ms >= 0) return ms;
   }
   for (let k = at; k < close; k++) if (buf[k]! >= 0x80) return NaN;
-  const text = buf.toString("latin1", at, close);
-  const canonical = canonicalIsoMs(text);
-  if (canonical < 0) return isoMs(text);
-  buf.copy(stampHour, 0, at, at + 13);
-  stampHourMs = canonical - (canonical % 3_600_000);
-  return canonical;
-}
-
-/**
- * `YYYY-MM-DDTHH` of the last canonical stamp `fastMs` parsed, and that hour's ms: a line of
- * the same hour — nearly every line of a slice — is read from its last 11 bytes. The prefix
- * was validated with the whole stamp (`canonicalIsoMs`), so checking the rest as that
- * function does gives its answer.
- */
-const stampHour = Buffer.alloc(13);
-let stampHourMs = -1;
-
-function sameHour(buf: Buffer, at: number): boolean {
-  if (stampHourMs < 0) return false;
-  for (let k = 12; k >= 0; k--) if (buf[at + k] !== stampHour[k]) return false;
-  return true;
-}
-
-/** `:mm:ss.sssZ` at `at` → its ms within the hour, or -1 (as `canonicalIsoMs` checks it). */
-function minuteSecondMs(buf: Buffer, at: number): number {
-  if (buf[at] !== 58 || buf[at + 3] !== 58 || buf[at + 6] !== 46 || buf[at + 10] !== 90) return -1;
-  const d = (k: number) => {
-    const c = buf[at + k]! - 48;
-    return c >= 0 && c <= 9 ? c : -100_000;
-  };
-  const mi = d(1) * 10 + d(2);
-  const sec = d(4) * 10 + d(5);
-  const msec = d(7) * 100 + d(8) * 10 + d(9);
-  if (mi < 0 || mi > 59 || sec < 0 || sec > 59 || msec < 0) return -1;
-  return mi * 60_000 + sec * 1000 + msec;
+  return isoMs(buf.toString("latin1", at, close));
 }
 
 /** The line's last `timestamp` (the one JSON.parse keeps) is not the first one `fastMs` read. */

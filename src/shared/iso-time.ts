@@ -57,6 +57,50 @@ export function canonicalIsoMs(s: string): number {
   return daysFromCivil(y, mo, d) * 86_400_000 + h * 3_600_000 + mi * 60_000 + sec * 1000 + msec;
 }
 
+/**
+ * `canonicalIsoMs` of the 24 bytes at `at` (a stamp inside a line's bytes), without
+ * decoding them when their `YYYY-MM-DDTHH` is the hour of the last canonical stamp read
+ * here — nearly every stamp of a batch of log lines: that prefix was validated whole once,
+ * so only `:mm:ss.sssZ` is checked, as `canonicalIsoMs` checks it. -1 for anything else.
+ * @example canonicalStampMs(Buffer.from("1970-01-02T00:00:00.000Z"), 0) // 86400000
+ */
+export function canonicalStampMs(buf: Uint8Array, at: number): number {
+  if (stampHourMs >= 0 && sameHour(buf, at)) {
+    const mi = byteDigits(buf, at + 14, 2);
+    const sec = byteDigits(buf, at + 17, 2);
+    const msec = byteDigits(buf, at + 20, 3);
+    const marks =
+      buf[at + 13] === 58 && buf[at + 16] === 58 && buf[at + 19] === 46 && buf[at + 23] === 90;
+    if (marks && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 59 && msec >= 0)
+      return stampHourMs + mi * 60_000 + sec * 1000 + msec;
+  }
+  const ms = canonicalIsoMs(Buffer.from(buf.buffer, buf.byteOffset + at, 24).toString("latin1"));
+  if (ms >= 0) {
+    stampHour.set(buf.subarray(at, at + 13));
+    stampHourMs = ms - (ms % 3_600_000);
+  }
+  return ms;
+}
+/** `YYYY-MM-DDTHH` of the last canonical stamp `canonicalStampMs` read, and its hour's ms. */
+const stampHour = new Uint8Array(13);
+let stampHourMs = -1;
+
+function sameHour(buf: Uint8Array, at: number): boolean {
+  for (let k = 12; k >= 0; k--) if (buf[at + k] !== stampHour[k]) return false;
+  return true;
+}
+
+/** `digits` over bytes. */
+function byteDigits(buf: Uint8Array, at: number, n: number): number {
+  let v = 0;
+  for (let i = at; i < at + n; i++) {
+    const c = buf[i]! - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
 /** The decimal number of `n` digits at `at`, or -1 when one of them is not a digit. */
 function digits(s: string, at: number, n: number): number {
   let v = 0;
