@@ -14,6 +14,9 @@
  *   2,000, values converted; no encoding, no upload), in its own node process.
  * The export itself includes process start-up, reading, converting, encoding, SHA-256 and
  * the multipart upload to MinIO (MinIO's own CPU is printed beside it, not counted in it).
+ * Two more runs a round, of a 1-row copy of the table — the same export, and the source
+ * alone — give the fixed costs, from which each export's bound is printed: the CPU its
+ * target leaves the export against the floor of start-up plus reading alone.
  *
  * For each it prints rows/s (min and median time), CPU µs per row (all threads; the
  * export's main thread too; the server's), peak RSS, and each target (issue 33) as
@@ -350,6 +353,7 @@ async function main(): Promise<void> {
   };
   const rows: string[][] = [];
   const goals: GoalRow[] = [];
+  const bounds: string[] = [];
   const opened: BenchSource[] = [];
   const created: [BenchSource, string][] = [];
   try {
@@ -365,16 +369,21 @@ async function main(): Promise<void> {
     for (const src of opened) {
       for (const n of sizes) {
         const table = `bench_orders_${n}_${process.pid}`;
-        created.push([src, table]);
+        const one = `bench_orders_one_${process.pid}`;
+        created.push([src, table], [src, one]);
         process.stdout.write(
-          `${src.name}: creating ${table} (${n.toLocaleString("en-US")} rows)… `,
+          `${src.name}: creating ${table} (${n.toLocaleString("en-US")} rows) and ${one} (1 row)… `,
         );
         await src.create(table, n);
+        await src.create(one, 1);
         console.log("done");
         for (const format of formats) {
           const csv = format === "csv";
           const ref: Sample[] = [];
           const alone: Sample[] = [];
+          /** The same export and the same source-alone read of a 1-row table: their fixed costs. */
+          const fixedExport: Sample[] = [];
+          const fixedAlone: Sample[] = [];
           const runs = new Map<string, Sample[]>(threads.map((t) => [t, []]));
           /** Times `fn` (a child process) with its CPU, the server's and MinIO's; kept unless a warm-up. */
           const measure = async (
@@ -404,6 +413,17 @@ async function main(): Promise<void> {
               measure(alone, k, async () => ({
                 seconds: await sourceBaseline(src.name, src.url(), table),
               })),
+            "fixed alone": (k) =>
+              measure(fixedAlone, k, async () => ({
+                seconds: await sourceBaseline(src.name, src.url(), one),
+              })),
+            "fixed export": (k) =>
+              measure(fixedExport, k, async () => {
+                const yaml = exportYaml(dir, src.name, one, format, "off", minio);
+                const r = await runExportChild(yaml, { ...env, BENCH_SOURCE_URL: src.url() });
+                if (r.rows !== 1) throw new Error(`exported ${r.rows} rows, expected 1`);
+                return r;
+              }),
           };
           for (const t of threads)
             measurements[`export ${t}`] = (k) =>
@@ -432,6 +452,9 @@ async function main(): Promise<void> {
               cpuRatio: refCpu / median(list.map((r) => r.cpuSeconds + r.serverCpuSeconds)),
               peakRssMb: Math.max(...list.map((r) => r.maxRssMb)),
             });
+            bounds.push(
+              boundLine(src.name, format, t, n, { ref, alone, fixedExport, fixedAlone, run: list }),
+            );
           }
         }
         await src.drop(table).catch(() => undefined);
@@ -476,6 +499,46 @@ async function main(): Promise<void> {
         .join(" ")} (wall-time ratios move with it; CPU ratios much less).`,
   );
   console.log(`\nTargets (issue 33; medians):\n${goalLines(goals).join("\n")}`);
+  console.log(
+    `\nWhat bounds each export's CPU (medians, µs of CPU a row at this size):\n${bounds.join("\n")}`,
+  );
+}
+
+/**
+ * The bound under an export's CPU target: what the target leaves the export process
+ * ((reference client + server) ÷ goal − the export's own server CPU), against the floor
+ * no change to encoding or upload can remove — the same export of a 1-row table (process
+ * start-up, modules, connection, bucket checks, manifest, `_SUCCESS`) plus reading the rows
+ * through the source alone (its run less its own 1-row run). PostgreSQL CSV is written from
+ * the COPY bytes without values, so reading alone is not its floor: only the fixed part is.
+ */
+function boundLine(
+  source: string,
+  format: string,
+  thread: string,
+  n: number,
+  s: Record<"ref" | "alone" | "fixedExport" | "fixedAlone" | "run", Sample[]>,
+): string {
+  const want = GOAL.ratio[source]?.[format] ?? 0.5;
+  const us = (sec: number) => (sec / n) * 1e6;
+  const m = (xs: Sample[], f: (x: Sample) => number) => median(xs.map(f));
+  const refCpu = m(s.ref, (x) => x.cpuSeconds + x.serverCpuSeconds);
+  const budget = refCpu / want - m(s.run, (x) => x.serverCpuSeconds);
+  const fixed = m(s.fixedExport, (x) => x.cpuSeconds);
+  const readsValues = !(source === "postgres" && format === "csv");
+  const reading = readsValues
+    ? Math.max(0, m(s.alone, (x) => x.cpuSeconds) - m(s.fixedAlone, (x) => x.cpuSeconds))
+    : 0;
+  const floor = fixed + reading;
+  const spent = m(s.run, (x) => x.cpuSeconds);
+  const at = `${source} ${format} (thread ${thread}), ${n.toLocaleString("en-US")} rows`;
+  const parts =
+    `the target (${want.toFixed(2)}×) leaves the export ${us(budget).toFixed(2)} µs a row; ` +
+    `it spends ${us(spent).toFixed(2)}, of which a 1-row export's ${fixed.toFixed(2)} s (${us(fixed).toFixed(2)} µs a row here)` +
+    (readsValues ? ` and reading alone ${us(reading).toFixed(2)}` : " (reading alone is not this path's floor)");
+  return floor >= budget
+    ? `${at}: ${parts}: floor ${us(floor).toFixed(2)} ≥ ${us(budget).toFixed(2)}, out of reach while the export starts a process and reads through this source`
+    : `${at}: ${parts}: floor ${us(floor).toFixed(2)}, leaving ${us(budget - floor).toFixed(2)} µs a row for converting, encoding and upload (they take ${us(spent - floor).toFixed(2)})`;
 }
 
 /** One measured process of a round. */
