@@ -535,7 +535,9 @@ function boundLine(
   const parts =
     `the target (${want.toFixed(2)}×) leaves the export ${us(budget).toFixed(2)} µs a row; ` +
     `it spends ${us(spent).toFixed(2)}, of which a 1-row export's ${fixed.toFixed(2)} s (${us(fixed).toFixed(2)} µs a row here)` +
-    (readsValues ? ` and reading alone ${us(reading).toFixed(2)}` : " (reading alone is not this path's floor)");
+    (readsValues
+      ? ` and reading alone ${us(reading).toFixed(2)}`
+      : " (reading alone is not this path's floor)");
   return floor >= budget
     ? `${at}: ${parts}: floor ${us(floor).toFixed(2)} ≥ ${us(budget).toFixed(2)}, out of reach while the export starts a process and reads through this source`
     : `${at}: ${parts}: floor ${us(floor).toFixed(2)}, leaving ${us(budget - floor).toFixed(2)} µs a row for converting, encoding and upload (they take ${us(spent - floor).toFixed(2)})`;
