@@ -17,6 +17,7 @@ import {
   type RunningOtelcol,
 } from "./support/otelcol.js";
 import { readBack } from "./support/read-back.js";
+import { runStowage } from "./support/cli.js";
 import { s3YamlConfig } from "./support/yaml-config.js";
 
 const DIST = join(import.meta.dirname, "..", "dist", "index.js");
@@ -386,6 +387,41 @@ describe("connectors from a YAML config in an application process (issue 34 item
       expect(down.records()).toEqual([]);
     } finally {
       await down.dispose();
+      rmSync(yaml.dir, { recursive: true, force: true });
+    }
+  });
+  it("stowage doctor probes each connector once with its headers (SPEC §2.5): [OK] when the receiver takes them, no record sent", async () => {
+    const proxy = await startOtlpProxy(col.endpoint);
+    const yaml = s3YamlConfig({
+      prefix: uniquePrefix("conn-doctor"),
+      extra: [
+        "connectors:",
+        "  otel_errors:",
+        "    type: otlp-http",
+        `    endpoint: ${proxy.endpoint}`,
+        "    headers_env:",
+        "      authorization: OTLP_AUTH",
+      ],
+    });
+    try {
+      const before = col.records().length;
+      const run = await runStowage(["doctor", "--config", yaml.file], {
+        cwd: yaml.dir,
+        env: { ...yaml.env, OTLP_AUTH: "Bearer doctor-secret-7" },
+      });
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toContain(
+        `[OK]  Connector otel_errors (OTLP/HTTP ${new URL(proxy.endpoint).host})`,
+      );
+      expect(proxy.requests).toHaveLength(1);
+      expect(proxy.requests[0]!.answer).toBe("forwarded");
+      expect(proxy.requests[0]!.headers.authorization).toBe("Bearer doctor-secret-7");
+      expect(run.stdout + run.stderr).not.toContain("doctor-secret-7");
+      // The probe is an empty request: nothing reaches the collector's output.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(col.records()).toHaveLength(before);
+    } finally {
+      await proxy.close();
       rmSync(yaml.dir, { recursive: true, force: true });
     }
   });

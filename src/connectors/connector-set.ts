@@ -57,11 +57,17 @@ export function createConnectors(
 ): ConnectorSet | null {
   if (resolved.length === 0) return null;
   return new ConnectorSet(
-    resolved.map((r) => {
-      const headers: Record<string, string> = {};
-      for (const [header, variable] of Object.entries(r.headersEnv))
-        headers[header] = env[variable] ?? "";
-      return new OtlpHttpConnector({ ...r, service }, headers);
-    }),
+    resolved.map((r) => new OtlpHttpConnector({ ...r, service }, connectorHeaders(r, env))),
   );
+}
+
+/**
+ * A connector's header values, read from the environment variables its `headersEnv`
+ * names (resolution checked they are set): what the connector and doctor's probe send.
+ */
+export function connectorHeaders(r: ResolvedConnector, env: Env): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [header, variable] of Object.entries(r.headersEnv))
+    headers[header] = env[variable] ?? "";
+  return headers;
 }

@@ -30,6 +30,38 @@ import type { Connector, ConnectorFailure, ConnectorResult } from "./connector.j
 import { postJson, scrub } from "./http-post.js";
 import { encodeLogsRequest, parsePartialSuccess } from "./otlp-mapping.js";
 
+/** An export request with no records: what doctor's probe sends (OTLP answers it 2xx). */
+const EMPTY_REQUEST = JSON.stringify({ resourceLogs: [] });
+
+/**
+ * One POST of an empty logs request to the connector's URL with its headers, no retry:
+ * doctor's probe that the receiver is there and takes the headers. Rejects as a send
+ * attempt does (http-post.ts: status, transport, timeout), with every header value
+ * scrubbed from the message.
+ * @example await probeOtlpHttp(resolved, connectorHeaders(resolved, process.env), signal);
+ */
+export async function probeOtlpHttp(
+  r: ResolvedOtlpHttpConnector,
+  headers: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+): Promise<void> {
+  const url = new URL(r.url);
+  const agent = url.protocol === "https:" ? new HttpsAgent() : new HttpAgent();
+  try {
+    await postJson({
+      url,
+      headers,
+      body: EMPTY_REQUEST,
+      timeoutMs: r.requestTimeoutMs,
+      signal,
+      agent,
+      secrets: Object.values(headers).filter((v) => v.length > 0),
+    });
+  } finally {
+    agent.destroy();
+  }
+}
+
 /** The instrumentation scope every record is sent under. */
 const SCOPE = { name: "stowage" };
 

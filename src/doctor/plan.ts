@@ -18,6 +18,7 @@ import { compileRedaction } from "../record/redact.js";
 import { checkSpoolPath } from "../spool/spool-file-check.js";
 import { openSpoolDatabase } from "../spool/sqlite-schema.js";
 import { isStowageError } from "../shared/errors.js";
+import { connectorChecks } from "./connector-checks.js";
 import type { CheckResult, DoctorPlan, DoctorTarget, ExportDoctorHook } from "./types.js";
 
 export interface PlanOptions {
@@ -150,6 +151,7 @@ export async function loadDoctorPlan(
         });
         validateLikeCreateLogger(config);
         plan.targets.push({ destination: config.destination, file: file.path, kind: "logs" });
+        plan.extraChecks.push(...connectorChecks(config.connectors));
       }
       plan.configChecks.push({ name, ok: true });
     } catch (err) {

@@ -18,6 +18,9 @@ import {
   type RunningOtelcol,
 } from "../support/otelcol.js";
 import { readBack } from "../support/read-back.js";
+import { runStowage } from "../support/cli.js";
+import { s3YamlConfig } from "../support/yaml-config.js";
+import { rmSync } from "node:fs";
 
 type Rec = Record<string, unknown> & { data?: Record<string, unknown> };
 
@@ -160,6 +163,80 @@ describe("hostile: the connector against a receiver that misbehaves", () => {
   });
 
   const retrying = { maxAttempts: 3, initialBackoffMs: 10, maxBackoffMs: 20 };
+
+  it.each([
+    {
+      what: "refuses the headers (401, echoing them)",
+      rule: (req: { headers: Record<string, unknown> }) => ({
+        status: 401,
+        body: `{"message":"bad token ${String(req.headers.authorization)}"}`,
+      }),
+      code: 1,
+      verdict:
+        /\[FAIL\] Connector errors \(OTLP\/HTTP [^)]+\) -- auth error: AccessDenied \(HTTP 401\)/,
+      hint: /authorization from \$STOWAGE_TEST_OTLP_AUTH/,
+    },
+    {
+      what: "has no logs path there (404)",
+      rule: () => ({ status: 404, body: "404 page not found" }),
+      code: 2,
+      verdict: /\[FAIL\] Connector errors .* -- config error: NotFound \(HTTP 404\)/,
+      hint: /Stowage adds \/v1\/logs/,
+    },
+    {
+      what: "never answers",
+      rule: () => "stall" as const,
+      code: 1,
+      verdict:
+        /\[FAIL\] Connector errors .* -- connectivity error: .*no answer from .* within 300 ms/,
+      hint: /is the OTLP receiver running/,
+    },
+    {
+      what: "is down (nothing listens)",
+      rule: undefined,
+      code: 1,
+      verdict: /\[FAIL\] Connector errors .* -- connectivity error: .*ECONNREFUSED/,
+      hint: /is the OTLP receiver running/,
+    },
+  ])(
+    "doctor against a receiver that $what: a failed Connector check with its fix, no header value printed, the bucket checks still pass",
+    async ({ rule, code, verdict, hint }) => {
+      const secret = "Bearer doctor-hostile-5e1";
+      proxy = await startOtlpProxy(col.endpoint);
+      const endpoint = proxy.endpoint;
+      if (rule === undefined)
+        await proxy.close(); // its port now refuses connections
+      else proxy.setRule((_seq, req) => rule(req));
+      const yaml = s3YamlConfig({
+        prefix: uniquePrefix("conn-doctor-bad"),
+        extra: [
+          "connectors:",
+          "  errors:",
+          "    type: otlp-http",
+          `    endpoint: ${endpoint}`,
+          "    request_timeout_ms: 300",
+          "    headers_env:",
+          "      authorization: STOWAGE_TEST_OTLP_AUTH",
+        ],
+      });
+      try {
+        const run = await runStowage(["doctor", "--config", yaml.file], {
+          cwd: yaml.dir,
+          env: { ...yaml.env, STOWAGE_TEST_OTLP_AUTH: secret },
+        });
+        const out = run.stdout + run.stderr;
+        expect(run.code, out).toBe(code);
+        expect(out).toMatch(verdict);
+        expect(out).toMatch(hint);
+        expect(out).not.toContain("doctor-hostile-5e1");
+        expect(out).toMatch(/\[OK\] +Write probe \(PutObject/);
+        expect(out.match(/\[FAIL\]/g)).toHaveLength(1);
+        if (rule !== undefined) expect(proxy.requests).toHaveLength(1); // one attempt, no retry
+      } finally {
+        rmSync(yaml.dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it("a header value is sent, and never printed: not in errors, results, inspect output, the resolved config, the bucket or the collector", async () => {
     const secret = "Bearer otlp-secret-9f3c";
