@@ -8,6 +8,8 @@ export type {
   ConnectorResult,
 } from "./logger/flush-result.js";
 export type { DeliveryEvent, DeliveryEventListener } from "./delivery/events.js";
+export type { ConnectorEvent } from "./connectors/connector.js";
+export type { LoggerEvent, LoggerEventListener } from "./logger/create-logger.js";
 export { defineConfig } from "./config/define-config.js";
 export { StowageError, isStowageError } from "./shared/errors.js";
 export type { StowageErrorCode } from "./shared/errors.js";

@@ -7,7 +7,7 @@
 import type { ResolvedConnector } from "../config/connector-config.js";
 import type { Env } from "../config/env.js";
 import { LEVEL_VALUES, type Level } from "../record/levels.js";
-import type { Connector, ConnectorResult } from "./connector.js";
+import type { Connector, ConnectorEventListener, ConnectorResult } from "./connector.js";
 import { OtlpHttpConnector } from "./otlp-http.js";
 
 /** Results by connector name: the entries beside `sink` in `flush().destinations`. */
@@ -54,10 +54,13 @@ export function createConnectors(
   resolved: readonly ResolvedConnector[],
   env: Env,
   service: string | undefined,
+  onEvent?: ConnectorEventListener,
 ): ConnectorSet | null {
   if (resolved.length === 0) return null;
   return new ConnectorSet(
-    resolved.map((r) => new OtlpHttpConnector({ ...r, service }, connectorHeaders(r, env))),
+    resolved.map(
+      (r) => new OtlpHttpConnector({ ...r, service }, connectorHeaders(r, env), onEvent),
+    ),
   );
 }
 

@@ -59,3 +59,24 @@ export interface Connector {
   /** flush, then abort what is in flight and release timers and sockets. Never rejects. */
   close(timeoutMs: number | undefined): Promise<ConnectorResult>;
 }
+
+/** What a connector reports to the logger's `onEvent` as it happens (docs/connectors.md). */
+export type ConnectorEvent =
+  /** A POST failed and will be retried after `delayMs` (also counted in `retries`). */
+  | {
+      type: "connector-retry";
+      connector: string;
+      attempt: number;
+      delayMs: number;
+      error: { category: string; code: string; message: string };
+    }
+  /** Records were given up (also counted in `failed`): attempts exhausted, a permanent answer, refused by the receiver, or left at exit. */
+  | {
+      type: "connector-failed";
+      connector: string;
+      records: number;
+      error: { category: string; code: string; message: string };
+    };
+
+/** A listener; what it throws is swallowed (a listener never breaks a connector). */
+export type ConnectorEventListener = (event: ConnectorEvent) => void;

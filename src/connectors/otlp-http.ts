@@ -26,7 +26,13 @@ import { LEVEL_VALUES } from "../record/levels.js";
 import { idleTimer, sleep } from "../shared/abort.js";
 import { armBeforeExit, disarmBeforeExit } from "../shared/before-exit.js";
 import { attemptWithRetry, type RetryPolicyOptions } from "../store/retry-policy.js";
-import type { Connector, ConnectorFailure, ConnectorResult } from "./connector.js";
+import type {
+  Connector,
+  ConnectorEventListener,
+  ConnectorFailure,
+  ConnectorResult,
+} from "./connector.js";
+import { notify } from "../shared/notify.js";
 import { postJson, scrub } from "./http-post.js";
 import { encodeLogsRequest, parsePartialSuccess } from "./otlp-mapping.js";
 
@@ -119,6 +125,8 @@ export class OtlpHttpConnector implements Connector {
     private readonly options: OtlpHttpOptions,
     /** Header name → value, read from the environment by the caller; kept only in #headers. */
     headers: Readonly<Record<string, string>>,
+    /** The logger's `onEvent`: retries and give-ups as they happen. */
+    private readonly onEvent?: ConnectorEventListener,
   ) {
     this.name = options.name;
     this.minLevel = LEVEL_VALUES[options.level];
@@ -216,7 +224,23 @@ export class OtlpHttpConnector implements Connector {
           secrets: this.#secrets,
         }),
       this.policy,
-      { signal: this.abort.signal, onRetry: () => void this.retries++ },
+      {
+        signal: this.abort.signal,
+        onRetry: (error, attempt, delayMs) => {
+          this.retries++;
+          notify(this.onEvent, {
+            type: "connector-retry",
+            connector: this.name,
+            attempt,
+            delayMs,
+            error: {
+              category: error.category,
+              code: error.code,
+              message: scrub(error.message, this.#secrets),
+            },
+          });
+        },
+      },
     );
     if (this.closed) return; // after close() nothing more is counted: these stay pending
     if (!outcome.ok) {
@@ -243,6 +267,12 @@ export class OtlpHttpConnector implements Connector {
     message: string,
   ) {
     this.failed += records;
+    notify(this.onEvent, {
+      type: "connector-failed",
+      connector: this.name,
+      records,
+      error: { category, code, message: scrub(message, this.#secrets) },
+    });
     if (this.failure !== null) {
       this.failure.batches++;
       return;

@@ -3,6 +3,7 @@
  * happens — retries, rejected records, the failure latch, adopted spool work —
  * so retries and losses are visible without polling flush().
  */
+import { notify } from "../shared/notify.js";
 import type { DeliveryFailure } from "./sealed-batch.js";
 
 /** Why a record was not accepted. */
@@ -32,10 +33,5 @@ export type DeliveryEventListener = (event: DeliveryEvent) => void;
  * @example emit(onEvent, { type: "adopted", records: 12 });
  */
 export function emit(listener: DeliveryEventListener | undefined, event: DeliveryEvent): void {
-  if (!listener) return;
-  try {
-    listener(event);
-  } catch {
-    // A listener's error is its own: delivery goes on.
-  }
+  notify(listener, event);
 }

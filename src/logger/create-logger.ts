@@ -11,7 +11,9 @@ import type { LoggerConfig } from "../config/logger-schema.js";
 import { processEnv } from "../config/env.js";
 import { compileRedaction } from "../record/redact.js";
 import { openStore } from "../store/open-store.js";
-import type { DeliveryEventListener } from "../delivery/events.js";
+import type { ConnectorEvent } from "../connectors/connector.js";
+import type { DeliveryEvent } from "../delivery/events.js";
+
 import { StowageError } from "../shared/errors.js";
 import { createConnectors } from "../connectors/connector-set.js";
 import { ConsoleEcho } from "./console-echo.js";
@@ -21,9 +23,14 @@ import { DeliverySink } from "../delivery/delivery-sink.js";
 import { MemoryBuffer } from "../delivery/memory-buffer.js";
 import { createSqliteSink } from "../spool/create-sqlite-sink.js";
 
+/** What `onEvent` receives: the destination's delivery events and the connectors' (docs/logger.md#events). */
+export type LoggerEvent = DeliveryEvent | ConnectorEvent;
+/** A config object's `onEvent`; what it throws is swallowed. */
+export type LoggerEventListener = (event: LoggerEvent) => void;
+
 /**
  * Options accepted by createLogger / defineConfig (SPEC §2.0). A config object
- * passed in code may also carry `onEvent: (event: DeliveryEvent) => void`.
+ * passed in code may also carry `onEvent: (event: LoggerEvent) => void`.
  */
 export type { LoggerConfig };
 
@@ -92,7 +99,7 @@ function discoverConfigFile(cwd: string): string | undefined {
  * `onEvent` (a function, code configs only) is not part of the validated config:
  * it is taken out before validation. Events: see delivery/events.ts.
  */
-function takeOnEvent(config: unknown): { config: unknown; onEvent?: DeliveryEventListener } {
+function takeOnEvent(config: unknown): { config: unknown; onEvent?: LoggerEventListener } {
   if (config === null || typeof config !== "object" || !("onEvent" in config)) return { config };
   const { onEvent, ...rest } = config as { onEvent?: unknown };
   if (onEvent === undefined) return { config: rest };
@@ -102,14 +109,14 @@ function takeOnEvent(config: unknown): { config: unknown; onEvent?: DeliveryEven
       `onEvent must be a function (event) => void, got ${typeof onEvent}; remove it or pass a function`,
     );
   }
-  return { config: rest, onEvent: onEvent as DeliveryEventListener };
+  return { config: rest, onEvent: onEvent as LoggerEventListener };
 }
 
 /** Joins a resolved config to its sink and console echo. */
 function buildLogger(
   resolved: ResolvedLoggerConfig,
   env: Record<string, string | undefined>,
-  onEvent?: DeliveryEventListener,
+  onEvent?: LoggerEventListener,
 ): Logger {
   const sink = createSink(resolved, env, onEvent);
   const echo =
@@ -124,7 +131,7 @@ function buildLogger(
     service: resolved.service,
     level: resolved.level,
     sink,
-    connectors: createConnectors(resolved.connectors, env, resolved.service),
+    connectors: createConnectors(resolved.connectors, env, resolved.service, onEvent),
     echo,
     serialize: {
       redact: compileRedaction({
@@ -144,7 +151,7 @@ function buildLogger(
 function createSink(
   resolved: ResolvedLoggerConfig,
   env: Record<string, string | undefined>,
-  onEvent: DeliveryEventListener | undefined,
+  onEvent: LoggerEventListener | undefined,
 ): Sink {
   const d = resolved.delivery;
   const { store } = openStore(resolved.destination, {

@@ -6,7 +6,12 @@
  */
 import { inspect } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, type ConnectorResult, type LoggerConfig } from "../../src/index.js";
+import {
+  createLogger,
+  type ConnectorResult,
+  type LoggerConfig,
+  type LoggerEvent,
+} from "../../src/index.js";
 import { resolveLoggerConfig } from "../../src/config/logger-config.js";
 import { s3Config, s3Reader } from "../support/loggers.js";
 import { uniquePrefix } from "../support/minio.js";
@@ -271,9 +276,10 @@ describe("hostile: the connector against a receiver that misbehaves", () => {
     expect(JSON.stringify(resolved)).not.toContain("otlp-secret");
 
     process.env.STOWAGE_TEST_OTLP_AUTH = secret;
+    const events: LoggerEvent[] = [];
     let log;
     try {
-      log = createLogger(cfg);
+      log = createLogger({ ...cfg, onEvent: (e: LoggerEvent) => events.push(e) } as LoggerConfig);
     } finally {
       delete process.env.STOWAGE_TEST_OTLP_AUTH;
     }
@@ -289,9 +295,16 @@ describe("hostile: the connector against a receiver that misbehaves", () => {
     expect(errors.failure).toMatchObject({ category: "auth", code: "AccessDenied" });
     expect(errors.failure!.message).toContain("401");
     expect(errors.failure!.message).toContain("bad token [REDACTED]");
+    expect(events).toContainEqual({
+      type: "connector-failed",
+      connector: "errors",
+      records: 10,
+      error: expect.objectContaining({ message: expect.stringContaining("bad token [REDACTED]") }),
+    });
     for (const shown of [
       JSON.stringify(first),
       JSON.stringify(res),
+      JSON.stringify(events),
       inspect(log, { depth: 12, showHidden: true }),
     ])
       expect(shown).not.toContain("otlp-secret");
@@ -311,7 +324,11 @@ describe("hostile: the connector against a receiver that misbehaves", () => {
     };
     proxy.setRule((seq) => answers[seq]);
     const prefix = uniquePrefix("conn-retry");
-    const log = createLogger(config(prefix, { endpoint: proxy.endpoint, ...retrying }));
+    const events: LoggerEvent[] = [];
+    const log = createLogger({
+      ...config(prefix, { endpoint: proxy.endpoint, ...retrying }),
+      onEvent: (e: LoggerEvent) => events.push(e),
+    } as LoggerConfig);
     const results: ConnectorResult[] = [];
     for (let batch = 0; batch < 4; batch++) {
       for (let i = 0; i < 25; i++) log.error("e", { id: batch * 25 + i });
@@ -340,6 +357,31 @@ describe("hostile: the connector against a receiver that misbehaves", () => {
     });
     expect(closed.ok).toBe(true);
     expect(closed.destinations.sink).toMatchObject({ ok: true, delivered: 100 });
+    // The same retries and give-up reach onEvent as they happen, named by connector.
+    expect(events.filter((e) => e.type.startsWith("connector-"))).toEqual([
+      {
+        type: "connector-retry",
+        connector: "errors",
+        attempt: 1,
+        delayMs: expect.any(Number),
+        error: expect.objectContaining({ code: "InternalError" }),
+      },
+      {
+        type: "connector-retry",
+        connector: "errors",
+        attempt: 1,
+        delayMs: expect.any(Number),
+        error: expect.objectContaining({ code: "TooManyRequests" }),
+      },
+      {
+        type: "connector-failed",
+        connector: "errors",
+        records: 25,
+        error: expect.objectContaining({ category: "other", code: "Http400" }),
+      },
+    ]);
+    // The destination's own events are not the connector's.
+    expect(events.filter((e) => e.type === "retry" || e.type === "latched")).toEqual([]);
     // Retried batches arrive once: the proxy answered the failed attempts itself.
     const got = (await col.waitFor(before + 75)).slice(before);
     expect(collectedIds(got)).toEqual([...range(0, 50), ...range(75, 100)]);
