@@ -1,6 +1,6 @@
 /**
  * `stowage doctor [--config F ...] [--json] [--trust-endpoint HOST ...]` (SPEC §2.5):
- * checks config, credentials, bucket, region and provider capabilities.
+ * checks config, credentials, bucket, region, provider capabilities and connectors.
  * Exit 0 all passed, 1 a check failed, 2 usage or a config error. An export file's source checks
  * come from `export/doctor.js` (`exportDoctorPlan`) when that module exists.
  */
@@ -70,7 +70,7 @@ export function configFiles(given: string[], cwd: string): string[] {
 export function register(program: Command, io: CliIo, setExit: SetExitCode): void {
   program
     .command("doctor")
-    .description("verify config, credentials, bucket, region and provider capabilities")
+    .description("verify config, credentials, bucket, region, provider capabilities and connectors")
     .option(
       "--config <file>",
       "logger config or export file (repeatable); default: stowage.config.* here",
