@@ -112,14 +112,12 @@ async function ackRate(
  * (the writer-mark upsert and the usage update, as in SqliteSpool.appendGroups).
  */
 function rawInsertRate(n: number, perTx: number, spoolStatements: boolean, round: number): Run {
-  const path = join(dir, `raw-${perTx}-${round}.db`);
-  const db = new Database(path);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.exec(`CREATE TABLE records (id INTEGER PRIMARY KEY, owner INTEGER, ts_ms INTEGER NOT NULL, line TEXT NOT NULL);
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+  const { db, remove } = rawDb(
+    `raw-${perTx}-${round}.db`,
+    `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
     CREATE TABLE usage (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL);
-    INSERT INTO usage (id, bytes) VALUES (1, 0);`);
+    INSERT INTO usage (id, bytes) VALUES (1, 0);`,
+  );
   const ins = db.prepare("INSERT INTO records (owner, ts_ms, line) VALUES (1, ?, ?)");
   const mark = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
   const usage = db.prepare("UPDATE usage SET bytes = bytes + ? WHERE id = 1");
@@ -136,16 +134,37 @@ function rawInsertRate(n: number, perTx: number, spoolStatements: boolean, round
     }
   });
   tx.immediate(0, 0); // warm the statements
+  const run = timed(n, () => {
+    for (let i = 0; i < n; i += perTx) tx.immediate(i, Math.min(n, i + perTx));
+  });
+  remove();
+  return run;
+}
+
+/** A fresh database with the spool's settings (WAL, synchronous=NORMAL), its records table and `ddl`. */
+function rawDb(name: string, ddl: string): { db: Database.Database; remove(): void } {
+  const path = join(dir, name);
+  const db = new Database(path);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.exec(`CREATE TABLE records (id INTEGER PRIMARY KEY, owner INTEGER, ts_ms INTEGER NOT NULL, line TEXT NOT NULL);
+    ${ddl}`);
+  return {
+    db,
+    remove() {
+      db.close();
+      for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+    },
+  };
+}
+
+/** `body` (which handles `n` records) timed, with its CPU. */
+function timed(n: number, body: () => void): Run {
   const m = cpuMark();
   const t = process.hrtime.bigint();
-  for (let i = 0; i < n; i += perTx) tx.immediate(i, Math.min(n, i + perTx));
+  body();
   const rate = n / (Number(process.hrtime.bigint() - t) / 1e9);
-  const cpu = cpuSince(m);
-  db.close();
-  rmSync(path, { force: true });
-  rmSync(`${path}-wal`, { force: true });
-  rmSync(`${path}-shm`, { force: true });
-  return { rate, cpu, n };
+  return { rate, cpu: cpuSince(m), n };
 }
 
 /**
@@ -157,12 +176,10 @@ function rawInsertRate(n: number, perTx: number, spoolStatements: boolean, round
  * a durable ack.
  */
 function rawCycleRate(n: number, round: number): Run {
-  const path = join(dir, `cycle-${round}.db`);
-  const db = new Database(path);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.exec(`CREATE TABLE records (id INTEGER PRIMARY KEY, owner INTEGER, ts_ms INTEGER NOT NULL, line TEXT NOT NULL);
-    CREATE TABLE batches (id INTEGER PRIMARY KEY, body BLOB NOT NULL);`);
+  const { db, remove } = rawDb(
+    `cycle-${round}.db`,
+    "CREATE TABLE batches (id INTEGER PRIMARY KEY, body BLOB NOT NULL);",
+  );
   const ins = db.prepare("INSERT INTO records (owner, ts_ms, line) VALUES (1, ?, ?)");
   const read = db.prepare("SELECT line FROM records WHERE id BETWEEN ? AND ? ORDER BY id").pluck();
   const seal = db.prepare("INSERT INTO batches (body) VALUES (?)");
@@ -188,14 +205,11 @@ function rawCycleRate(n: number, round: number): Run {
     done.run(batch);
   };
   cycle(0, 1); // warm the statements
-  const m = cpuMark();
-  const t = process.hrtime.bigint();
-  for (let i = 0; i < n; i += 1000) cycle(i, Math.min(n, i + 1000));
-  const rate = n / (Number(process.hrtime.bigint() - t) / 1e9);
-  const cpu = cpuSince(m);
-  db.close();
-  for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
-  return { rate, cpu, n };
+  const run = timed(n, () => {
+    for (let i = 0; i < n; i += 1000) cycle(i, Math.min(n, i + 1000));
+  });
+  remove();
+  return run;
 }
 
 /**
