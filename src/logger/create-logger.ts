@@ -13,7 +13,6 @@ import { compileRedaction } from "../record/redact.js";
 import { openStore } from "../store/open-store.js";
 import type { ConnectorEvent } from "../connectors/connector.js";
 import type { DeliveryEvent } from "../delivery/events.js";
-
 import { StowageError } from "../shared/errors.js";
 import { createConnectors } from "../connectors/connector-set.js";
 import { ConsoleEcho } from "./console-echo.js";
