@@ -60,6 +60,13 @@ export interface Connector {
   close(timeoutMs: number | undefined): Promise<ConnectorResult>;
 }
 
+/** The error an event carries (classified; never a header value). */
+export interface ConnectorEventError {
+  category: string;
+  code: string;
+  message: string;
+}
+
 /** What a connector reports to the logger's `onEvent` as it happens (docs/connectors.md). */
 export type ConnectorEvent =
   /** A POST failed and will be retried after `delayMs` (also counted in `retries`). */
@@ -68,14 +75,14 @@ export type ConnectorEvent =
       connector: string;
       attempt: number;
       delayMs: number;
-      error: { category: string; code: string; message: string };
+      error: ConnectorEventError;
     }
   /** Records were given up (also counted in `failed`): attempts exhausted, a permanent answer, refused by the receiver, or left at exit. */
   | {
       type: "connector-failed";
       connector: string;
       records: number;
-      error: { category: string; code: string; message: string };
+      error: ConnectorEventError;
     };
 
 /** A listener; what it throws is swallowed (a listener never breaks a connector). */

@@ -39,6 +39,11 @@ export interface HttpAnswerError extends Error {
   $response: { headers: Record<string, string> };
 }
 
+/** The header values a message must never show: every non-empty one. */
+export function secretValues(headers: Readonly<Record<string, string>>): string[] {
+  return Object.values(headers).filter((v) => v.length > 0);
+}
+
 /** Replaces every secret in `text` (the header values, which a misbehaving server might echo). */
 export function scrub(text: string, secrets: readonly string[]): string {
   let out = text;

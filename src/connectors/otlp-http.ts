@@ -33,7 +33,7 @@ import type {
   ConnectorResult,
 } from "./connector.js";
 import { notify } from "../shared/notify.js";
-import { postJson, scrub } from "./http-post.js";
+import { postJson, scrub, secretValues } from "./http-post.js";
 import { encodeLogsRequest, parsePartialSuccess } from "./otlp-mapping.js";
 
 /** An export request with no records: what doctor's probe sends (OTLP answers it 2xx). */
@@ -61,7 +61,7 @@ export async function probeOtlpHttp(
       timeoutMs: r.requestTimeoutMs,
       signal,
       agent,
-      secrets: Object.values(headers).filter((v) => v.length > 0),
+      secrets: secretValues(headers),
     });
   } finally {
     agent.destroy();
@@ -131,7 +131,7 @@ export class OtlpHttpConnector implements Connector {
     this.name = options.name;
     this.minLevel = LEVEL_VALUES[options.level];
     this.#headers = { ...headers };
-    this.#secrets = Object.values(headers).filter((v) => v.length > 0);
+    this.#secrets = secretValues(headers);
     this.url = new URL(options.url);
     this.policy = {
       maxAttempts: options.maxAttempts,
@@ -267,11 +267,12 @@ export class OtlpHttpConnector implements Connector {
     message: string,
   ) {
     this.failed += records;
+    const shown = scrub(message, this.#secrets);
     notify(this.onEvent, {
       type: "connector-failed",
       connector: this.name,
       records,
-      error: { category, code, message: scrub(message, this.#secrets) },
+      error: { category, code, message: shown },
     });
     if (this.failure !== null) {
       this.failure.batches++;
@@ -280,7 +281,7 @@ export class OtlpHttpConnector implements Connector {
     this.failure = {
       category,
       code,
-      message: scrub(message, this.#secrets),
+      message: shown,
       since: new Date().toISOString(),
       batches: 1,
     };

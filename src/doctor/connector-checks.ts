@@ -8,8 +8,8 @@
 import type { ResolvedConnector } from "../config/connector-config.js";
 import { connectorHeaders } from "../connectors/connector-set.js";
 import { probeOtlpHttp } from "../connectors/otlp-http.js";
-import { classifyError, describeClass } from "../store/classify-error.js";
-import { firstLine } from "./diagnose.js";
+import { classifyError } from "../store/classify-error.js";
+import { failureDetail } from "./diagnose.js";
 import type { CheckOutcome, ExtraCheck } from "./types.js";
 
 /**
@@ -33,7 +33,7 @@ export function connectorChecks(connectors: readonly ResolvedConnector[]): Extra
 /** A failed probe as a doctor verdict, with the step that fixes it. */
 function connectorFailure(r: ResolvedConnector, err: unknown): CheckOutcome {
   const c = classifyError(err);
-  const detail = `${describeClass(c)}${c.message && c.message !== c.code ? `: ${firstLine(c.message)}` : ""}`;
+  const detail = failureDetail(c);
   const where = `connectors.${r.name}`;
   const headers = Object.entries(r.headersEnv)
     .map(([h, v]) => `${h} from $${v}`)

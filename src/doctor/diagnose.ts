@@ -5,7 +5,7 @@
  * region / clock / path style for SignatureDoesNotMatch.
  */
 import type { ResolvedDestination } from "../config/destination.js";
-import { classifyError, describeClass } from "../store/classify-error.js";
+import { classifyError, describeClass, type ClassifiedError } from "../store/classify-error.js";
 import { virtualHostDnsHint } from "../store/store-errors.js";
 import { isStowageError } from "../shared/errors.js";
 import type { CheckOutcome, DoctorCategory } from "./types.js";
@@ -67,7 +67,7 @@ export function diagnose(
       ...(err.hint ? { hint: err.hint } : {}),
     };
   const c = classifyError(err);
-  const detail = `${describeClass(c)}${c.message && c.message !== c.code ? `: ${firstLine(c.message)}` : ""}`;
+  const detail = failureDetail(c);
   const fail = (category: DoctorCategory, hint: string): Failure => ({
     ok: false,
     category,
@@ -127,6 +127,15 @@ export function diagnose(
         `the provider failed ${need.action}; if this persists, check the endpoint and the provider's status.`,
       );
   }
+}
+
+/**
+ * A classified failure as a report's detail: code and status, then the first line of the
+ * message when it says more than the code.
+ * @example failureDetail(classifyError(err)) // "AccessDenied (HTTP 403): Access Denied."
+ */
+export function failureDetail(c: ClassifiedError): string {
+  return `${describeClass(c)}${c.message && c.message !== c.code ? `: ${firstLine(c.message)}` : ""}`;
 }
 
 export function firstLine(text: string): string {

@@ -96,6 +96,35 @@ describe("hostile: a committed config may not send logs to a foreign host", () =
     expect(r.message).toContain("trustEndpoint: true");
   });
 
+  it("doctor on a committed YAML naming a foreign receiver: a config error before any probe, exit 2, the header value never printed", async () => {
+    const yaml = s3YamlConfig({
+      prefix: uniquePrefix("conn-doctor-foreign"),
+      extra: [
+        "connectors:",
+        "  errors:",
+        "    type: otlp-http",
+        "    endpoint: http://collector.example.com:4318",
+        "    headers_env:",
+        "      authorization: STOWAGE_TEST_OTLP_AUTH",
+      ],
+    });
+    try {
+      const run = await runStowage(["doctor", "--config", yaml.file], {
+        cwd: yaml.dir,
+        env: { ...yaml.env, STOWAGE_TEST_OTLP_AUTH: "Bearer foreign-doctor-3a7" },
+      });
+      const out = run.stdout + run.stderr;
+      expect(run.code, out).toBe(2);
+      expect(out).toMatch(
+        /\[FAIL\] Config \(stowage\.config\.yaml\) -- config error: .*collector\.example\.com/,
+      );
+      expect(out).not.toMatch(/Connector errors/); // refused at load: no request is made
+      expect(out).not.toContain("foreign-doctor-3a7");
+    } finally {
+      rmSync(yaml.dir, { recursive: true, force: true });
+    }
+  });
+
   it("user:password@ in the endpoint is refused without quoting the password", () => {
     const r = refusal(base("http://ann:pw-in-url-7@127.0.0.1:4318"));
     expect(r.code).toBe("policy");
@@ -388,14 +417,21 @@ describe("hostile: the connector against a receiver that misbehaves", () => {
     expect(bucketIds((await bucketLines(prefix)).records)).toEqual(range(0, 100));
   });
 
-  it("a partial success: the records the receiver says it refused are counted failed, the rest delivered", async () => {
+  it("a partial success: the records the receiver says it refused are counted failed, the rest delivered (an onEvent that throws changes nothing)", async () => {
     const before = col.records().length;
     proxy = await startOtlpProxy(col.endpoint);
     const partial =
       '{"partialSuccess":{"rejectedLogRecords":"3","errorMessage":"3 records over a backend limit"}}';
     proxy.setRule((seq) => (seq === 1 ? { status: 200, body: partial, forward: true } : undefined));
     const prefix = uniquePrefix("conn-partial");
-    const log = createLogger(config(prefix, { endpoint: proxy.endpoint }));
+    let calls = 0;
+    const log = createLogger({
+      ...config(prefix, { endpoint: proxy.endpoint }),
+      onEvent: () => {
+        calls++;
+        throw new Error("a listener's own bug");
+      },
+    } as LoggerConfig);
     for (let i = 0; i < 20; i++) log.error("e", { id: i });
     const res = await log.close({ timeoutMs: 20_000 });
     expect(connector(res)).toMatchObject({ delivered: 17, failed: 3, pending: 0, ok: false });
@@ -403,6 +439,7 @@ describe("hostile: the connector against a receiver that misbehaves", () => {
       code: "PartialSuccess",
       message: "3 records over a backend limit",
     });
+    expect(calls).toBe(1); // the connector-failed event, thrown away by its listener
     // This collector took all 20 (the proxy spoke for a backend that refused 3).
     expect(collectedIds((await col.waitFor(before + 20)).slice(before))).toEqual(range(0, 20));
     expect(bucketIds((await bucketLines(prefix)).records)).toEqual(range(0, 20));
