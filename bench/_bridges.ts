@@ -94,19 +94,28 @@ export function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** Runs each variant once per round, alternating, `rounds` times; returns the samples per variant. */
+/**
+ * Runs each variant once per round, alternating, `rounds` times; returns the samples per
+ * variant, in round order (sample i of every variant comes from round i). With `mirror`,
+ * odd rounds run the variants in reverse (A B C, C B A, A B C, …): a drift of the machine
+ * over a round then favours no variant, and neighbours in the list stay neighbours in time,
+ * so a per-round ratio of two of them compares runs made seconds apart.
+ */
 export async function alternate<K extends string>(
   rounds: number,
   variants: Record<K, () => Promise<number>>,
+  o: { mirror?: boolean } = {},
 ): Promise<Record<K, number[]>> {
-  const out = Object.fromEntries(Object.keys(variants).map((k) => [k, [] as number[]])) as Record<
-    K,
-    number[]
-  >;
+  const keys = Object.keys(variants) as K[];
+  const out = Object.fromEntries(keys.map((k) => [k, [] as number[]])) as Record<K, number[]>;
   for (let r = 0; r < rounds; r++)
-    for (const k of Object.keys(variants) as K[]) out[k].push(await variants[k]());
+    for (const k of o.mirror && r % 2 === 1 ? [...keys].reverse() : keys)
+      out[k].push(await variants[k]());
   return out;
 }
+
+/** Per-round ratios `a[i] ÷ b[i]` of two variants' samples from `alternate`. */
+export const pairedRatios = (a: number[], b: number[]): number[] => a.map((x, i) => x / b[i]!);
 
 /**
  * A MinIO for a bridge benchmark, on the load generator's core when pinned (the server's
