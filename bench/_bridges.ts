@@ -18,6 +18,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** A fixed offered load (requests/s over all connections, autocannon `-R`) instead of as fast as possible. */
   rate?: number;
+  /** Send this many requests, then stop (autocannon `-a`; `seconds` is then ignored). */
+  amount?: number;
   /** Run the load generator on this CPU only (see `pinning`). */
   cpu?: number | undefined;
 }
@@ -59,6 +61,7 @@ export function autocannonRun(
 ): Promise<{ rps: number; responses: number }> {
   const args = ["-j", "-c", String(o.connections ?? 50), "-d", String(o.seconds ?? 3)];
   if (o.rate !== undefined) args.push("-R", String(o.rate));
+  if (o.amount !== undefined) args.push("-a", String(o.amount));
   if (o.method) args.push("-m", o.method);
   if (o.body !== undefined) args.push("-b", o.body);
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push("-H", `${k}=${v}`);

@@ -45,12 +45,26 @@
  * reverse order (hello, reference, adapter; adapter, reference, hello; …); min and median
  * are printed. `--prof DIR` writes a V8 CPU profile of every measured run there.
  *
- * Needs dist/ (`npx tsc -p tsconfig.build.json`) and pino-http.
+ * `--instructions` replaces the timed runs by counts that reproduce: each variant's server
+ * runs once under valgrind's callgrind (`--smc-check=all-non-file` for V8's generated code),
+ * with V8 on one thread (`--single-threaded`), takes `--warm-requests` requests (10
+ * connections; defaults per framework below) so its hot paths are compiled, then `--windows`
+ * (4) windows of `--window-requests` (the first is printed, not used), each counted from a zeroed counter (`callgrind_control -z`)
+ * to a dump (`-d`) taken once the logger has stored the window's records. Instructions count
+ * user-space work on every thread (gzip and the upload included), not the kernel's (sockets,
+ * the same for every variant but the adapter's few uploads) nor cache misses; the same code
+ * under the same load gives the same count within a few percent, on a busy machine too. The
+ * targets become: instructions per request over hello ≤ 1.0× the reference's, and the whole
+ * server's instructions per request ≤ the reference's (what requests/s on one core follows).
+ *
+ * Needs dist/ (`npx tsc -p tsconfig.build.json`) and pino-http; `--instructions` needs valgrind.
  * Usage: node --import jiti/register bench/bridges-http.ts [--rounds 3] [--seconds 3] [--pin on|off]
  *          [--only express,fastify,hono] [--rate N] [--floor] [--duties] [--record] [--prof DIR]
+ *          [--instructions [--warm-requests N] [--window-requests N] [--windows 4] [--callgrind-dir DIR]]
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { mainThreadCpuNs, processCpuS, targetLine } from "./_cpu.js";
@@ -74,12 +88,38 @@ const LOAD: LoadOptions = { connections: 50, seconds: SECONDS, cpu: PIN?.load };
 const FLOOR = process.argv.includes("--floor");
 const DUTIES = process.argv.includes("--duties");
 const RECORD_BENCH = process.argv.includes("--record");
+/**
+ * `--instructions`: instead of timing, count the instructions each server executes per
+ * request under valgrind's callgrind (user space, every thread): the same for the same code
+ * and load whatever else the machine does, where CPU time moves by tens of percent here.
+ */
+const INSTRUCTIONS = process.argv.includes("--instructions");
+/**
+ * Requests before counting, and per counted window: Express costs ~5× Fastify's and Hono's
+ * instructions a request, and V8 has compiled its hot paths sooner. The first window after
+ * the warm-up still counts more than the next ones; it is printed, not used.
+ */
+const COUNTS: Record<string, { warm: number; window: number }> = {
+  express: { warm: 8000, window: 2000 },
+  fastify: { warm: 20000, window: 5000 },
+  hono: { warm: 20000, window: 5000 },
+};
+const countsOf = (framework: string) => ({
+  warm: flag("warm-requests") ? Number(flag("warm-requests")) : COUNTS[framework]!.warm,
+  window: flag("window-requests") ? Number(flag("window-requests")) : COUNTS[framework]!.window,
+});
+const WINDOWS = Math.max(2, positiveArg("windows", 4));
+
 const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
 const PROF = flag("prof") === undefined ? undefined : resolve(flag("prof")!);
 if (PROF) mkdirSync(PROF, { recursive: true });
+/** `--callgrind-dir DIR`: keep each window's dump there (read them with `callgrind_annotate`). */
+const KEEP_CALLGRIND =
+  flag("callgrind-dir") === undefined ? undefined : resolve(flag("callgrind-dir")!);
+if (KEEP_CALLGRIND) mkdirSync(KEEP_CALLGRIND, { recursive: true });
 
 if (!existsSync(join(ROOT, "dist", "express.js")))
   throw new Error("dist/ is missing: run `npx tsc -p tsconfig.build.json` first");
@@ -194,8 +234,23 @@ process.stdin.setEncoding("utf8");
 const prof = process.env.BENCH_PROF ? new (await import("node:inspector")).Session() : null;
 const post = (m, p) => new Promise((r, j) => prof.post(m, p, (e, v) => (e ? j(e) : r(v))));
 if (prof) { prof.connect(); await post("Profiler.enable"); }
-// Each line on stdin: the CPU since the previous one (all threads, main thread, µs), then a new mark.
-process.stdin.on("data", async () => {
+// Each line on stdin: the CPU since the previous one (all threads, main thread, µs), then a new
+// mark; a line "flush" instead waits until the logger has stored every record so far.
+// BENCH_GC: the flush answer also counts V8's full collections (mark-compact) since the last one.
+let fullGcs = 0;
+if (process.env.BENCH_GC) {
+  const { PerformanceObserver, constants } = await import("node:perf_hooks");
+  new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullGcs++;
+  }).observe({ entryTypes: ["gc"] });
+}
+process.stdin.on("data", async (line) => {
+  if (line.startsWith("flush")) {
+    if (log) await log.flush({ timeoutMs: 120000 });
+    console.log(JSON.stringify({ flushed: true, fullGcs }));
+    fullGcs = 0;
+    return;
+  }
   const cpu = mark === null ? null : process.cpuUsage(mark);
   const main = mainThreadCpuNs(fs);
   if (prof && mark === null) await post("Profiler.start");
@@ -310,40 +365,69 @@ const RATES: Record<string, number> = { express: 1000, fastify: 3000, hono: 3000
 const rateOf = (framework: string) => (RATE_FLAG ? Number(RATE_FLAG) : RATES[framework]!);
 
 /**
- * One fresh server process: 1 s warm-up, the req/s run (as fast as autocannon goes), then
- * the CPU run at the fixed offered load, both `--seconds` long.
+ * Spawns one server process (`wrap` puts a command in front of node: taskset, valgrind) and
+ * reads its JSON lines; `prefix` is where its adapter's records go.
  */
-async function measure(framework: string, variant: Variant): Promise<Served> {
+function startServer(
+  framework: string,
+  variant: Variant,
+  wrap: (command: string, args: string[]) => [string, string[]],
+  stderr: "inherit" | "pipe" = "inherit",
+  extraEnv: Record<string, string> = {},
+) {
   const prefix = `bench/http-${Date.now()}-${runs++}`;
   const child = spawn(
-    ...onCpu(PIN?.server, process.execPath, [
-      "--input-type=module",
-      "-e",
-      SERVER,
-      framework,
-      variant,
-      prefix,
-    ]),
+    ...wrap(process.execPath, ["--input-type=module", "-e", SERVER, framework, variant, prefix]),
     {
       cwd: ROOT,
-      stdio: ["pipe", "pipe", "inherit"],
+      stdio: ["pipe", "pipe", stderr],
       env: {
         ...process.env,
         BENCH_MINIO: JSON.stringify(minio),
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
         ...(PROF ? { BENCH_PROF: join(PROF, `${framework}-${variant}-${runs}.cpuprofile`) } : {}),
+        ...extraEnv,
       },
     },
   );
   const exited = new Promise((r) => child.once("exit", r));
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async () => {
     const { value, done } = await lines.next();
     if (done) throw new Error(`${framework} server (${variant}) exited early`);
     return JSON.parse(value as string) as Record<string, unknown>;
   };
+  return { child, stdin: child.stdin!, next, exited, prefix };
+}
+
+/**
+ * Fails the run unless every response the adapter's server sent has its record in the
+ * bucket and none was rejected; returns the records found.
+ */
+async function checkDelivered(
+  framework: string,
+  prefix: string,
+  served: number,
+  end: { delivered: number; rejected: number; ok: boolean },
+): Promise<number> {
+  const delivered = await recordsInBucket(store, prefix);
+  if (!end.ok || end.rejected > 0 || delivered < served || end.delivered < served)
+    throw new Error(
+      `${framework}: ${served} responses but ${delivered} records in the bucket (${end.delivered} reported delivered), ${end.rejected} rejected, ok=${end.ok}`,
+    );
+  return delivered;
+}
+
+/**
+ * One fresh server process: 1 s warm-up, the req/s run (as fast as autocannon goes), then
+ * the CPU run at the fixed offered load, both `--seconds` long.
+ */
+async function measure(framework: string, variant: Variant): Promise<Served> {
+  const { child, stdin, next, exited, prefix } = startServer(framework, variant, (cmd, args) =>
+    onCpu(PIN?.server, cmd, args),
+  );
   const mark = async () => {
-    child.stdin.write("mark\n");
+    stdin.write("mark\n");
     return (await next()) as unknown as Cpu;
   };
   const per = (c: Cpu, n: number): Cpu => ({
@@ -359,18 +443,12 @@ async function measure(framework: string, variant: Variant): Promise<Served> {
     const sat = await mark();
     const fixed = await autocannonRun(url, { ...LOAD, rate: rateOf(framework) });
     const atRate = await mark();
-    child.stdin.end();
+    stdin.end();
     const end = (await next()) as { delivered: number; rejected: number; ok: boolean };
     const m1 = minioCpu();
     const served = warm.responses + run.responses + fixed.responses;
-    let delivered = 0;
-    if (variant === "adapter") {
-      delivered = await recordsInBucket(store, prefix);
-      if (!end.ok || end.rejected > 0 || delivered < served || end.delivered < served)
-        throw new Error(
-          `${framework}: ${served} responses but ${delivered} records in the bucket (${end.delivered} reported delivered), ${end.rejected} rejected, ok=${end.ok}`,
-        );
-    }
+    const delivered =
+      variant === "adapter" ? await checkDelivered(framework, prefix, served, end) : 0;
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     return {
       rps: run.rps,
@@ -383,6 +461,97 @@ async function measure(framework: string, variant: Variant): Promise<Served> {
     };
   } finally {
     child.kill();
+  }
+}
+
+/** Instructions per request of one server in each counted window, and what it served. */
+interface Counted {
+  perRequest: number[];
+  /** V8's full collections in each window. */
+  fullGcs: number[];
+  responses: number;
+  delivered: number;
+}
+
+/** The `totals:` line of a callgrind dump once it is written (the dump follows the request to dump). */
+async function callgrindTotal(file: string): Promise<number> {
+  for (let i = 0; i < 600; i++) {
+    const m = existsSync(file) ? /^totals: (\d+)/m.exec(readFileSync(file, "utf8")) : null;
+    if (m) return Number(m[1]);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`callgrind wrote no totals to ${file}`);
+}
+
+/**
+ * One server under `valgrind --tool=callgrind`: `--warm-requests` requests (10 connections)
+ * so V8 has compiled the hot paths, then `WINDOWS` windows of `--window-requests`, each
+ * counted from a zeroed counter to a dump taken after the logger has stored the window's
+ * records (gzip and upload included); every record is then checked in the bucket as in the
+ * timed runs.
+ */
+async function countInstructions(framework: string, variant: Variant): Promise<Counted> {
+  const dir = mkdtempSync(join(KEEP_CALLGRIND ?? tmpdir(), `${framework}-${variant}-`));
+  const out = join(dir, "callgrind.out");
+  const { child, stdin, next, exited, prefix } = startServer(
+    framework,
+    variant,
+    (cmd, args) => [
+      "valgrind",
+      [
+        "--tool=callgrind",
+        "--smc-check=all-non-file",
+        `--callgrind-out-file=${out}`,
+        cmd,
+        // V8 compiles and collects on the main thread: its background threads, which valgrind
+        // runs one at a time, otherwise add counts that vary from window to window.
+        "--single-threaded",
+        ...args,
+      ],
+    ],
+    "pipe",
+    { BENCH_GC: "1" },
+  );
+  let stderr = "";
+  child.stderr!.on("data", (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
+  const control = (what: "-z" | "-d") => {
+    const r = spawnSync("callgrind_control", [what, String(child.pid)], { encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`callgrind_control ${what}: ${r.stderr || r.stdout}`);
+  };
+  const flushed = async () => {
+    stdin.write("flush\n");
+    return ((await next()) as { fullGcs: number }).fullGcs;
+  };
+  const load = { connections: 10 };
+  const counts = countsOf(framework);
+  try {
+    const { url } = (await next()) as { url: string };
+    let responses = (await autocannonRun(url, { ...load, amount: counts.warm })).responses;
+    const perRequest: number[] = [];
+    const fullGcs: number[] = [];
+    for (let w = 1; w <= WINDOWS; w++) {
+      await flushed();
+      control("-z");
+      const run = await autocannonRun(url, { ...load, amount: counts.window });
+      responses += run.responses;
+      const gcs = await flushed();
+      control("-d");
+      perRequest.push((await callgrindTotal(`${out}.${w}`)) / run.responses);
+      fullGcs.push(gcs);
+    }
+    stdin.end();
+    const end = (await next()) as { delivered: number; rejected: number; ok: boolean };
+    const delivered =
+      variant === "adapter" ? await checkDelivered(framework, prefix, responses, end) : 0;
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+    return { perRequest, fullGcs, responses, delivered };
+  } catch (err) {
+    throw new Error(`${framework} ${variant} under callgrind: ${String(err)}\n${stderr}`, {
+      cause: err,
+    });
+  } finally {
+    child.kill();
+    if (KEEP_CALLGRIND === undefined) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -399,28 +568,30 @@ const NAMES: Record<string, string> = {
 // `--only none --record`: the record without HTTP alone.
 const only = (flag("only")?.split(",") ?? Object.keys(NAMES)).filter((f) => f in NAMES);
 
-console.log(
-  `\n-- request logging: hello-world req/s and server CPU per request, autocannon -c ${LOAD.connections} -d ${SECONDS} after 1 s warm-up, fresh server per run, ${ROUNDS} alternating rounds, ${PIN ? `server on CPU ${PIN.server}, autocannon and MinIO on CPU ${PIN.load}` : "not pinned"}`,
-);
-console.log(
-  "   reference: what the framework's users log requests with, to /dev/null (Express: pino-http; Fastify: its built-in logger, 2 lines/request; Hono: one pino line/request); adapter: Stowage's, shipping to MinIO, every record checked in the bucket",
-);
-console.log(
-  `   cpu: server µs per request, all threads / main thread, medians — at saturation (the req/s run) and at a fixed offered load (${
-    RATE_FLAG
-      ? `${RATE_FLAG} req/s`
-      : Object.entries(RATES)
-          .map(([f, r]) => `${f} ${r}`)
-          .join(", ") + " req/s"
-  }: the same work per event-loop turn for every variant); over hello: at the fixed load, minus the hello world's`,
-);
-console.log(
-  `${"framework".padEnd(10)} ${"variant".padEnd(18)} ${"req/s min/med".padStart(15)} ${"cpu @sat".padStart(12)} ${"cpu @rate".padStart(12)} ${"over hello".padStart(12)} ${"minio µs/req".padStart(13)} ${"records/responses".padStart(18)}`,
-);
+if (!INSTRUCTIONS) {
+  console.log(
+    `\n-- request logging: hello-world req/s and server CPU per request, autocannon -c ${LOAD.connections} -d ${SECONDS} after 1 s warm-up, fresh server per run, ${ROUNDS} alternating rounds, ${PIN ? `server on CPU ${PIN.server}, autocannon and MinIO on CPU ${PIN.load}` : "not pinned"}`,
+  );
+  console.log(
+    "   reference: what the framework's users log requests with, to /dev/null (Express: pino-http; Fastify: its built-in logger, 2 lines/request; Hono: one pino line/request); adapter: Stowage's, shipping to MinIO, every record checked in the bucket",
+  );
+  console.log(
+    `   cpu: server µs per request, all threads / main thread, medians — at saturation (the req/s run) and at a fixed offered load (${
+      RATE_FLAG
+        ? `${RATE_FLAG} req/s`
+        : Object.entries(RATES)
+            .map(([f, r]) => `${f} ${r}`)
+            .join(", ") + " req/s"
+    }: the same work per event-loop turn for every variant); over hello: at the fixed load, minus the hello world's`,
+  );
+  console.log(
+    `${"framework".padEnd(10)} ${"variant".padEnd(18)} ${"req/s min/med".padStart(15)} ${"cpu @sat".padStart(12)} ${"cpu @rate".padStart(12)} ${"over hello".padStart(12)} ${"minio µs/req".padStart(13)} ${"records/responses".padStart(18)}`,
+  );
+}
 const goals: string[] = [];
 /** Hono's µs of CPU over hello at the fixed load (all threads), for the bound printed after `--record`. */
 let honoOver: { reference: number; duties: number; adapter: number } | undefined;
-for (const framework of only) {
+for (const framework of INSTRUCTIONS ? [] : only) {
   const name = NAMES[framework]!;
   const VARIANTS = variantsOf(framework);
   // Every variant has its list (empty when not measured), so a check of one never reads undefined.
@@ -510,6 +681,61 @@ for (const framework of only) {
     goals.push(
       `${name} (not a target) reference with the adapter's duties ÷ ${ref}: req/s ${(summary(rps.duties).median / summary(rps.reference).median).toFixed(2)}×; adapter ÷ it: req/s ${(summary(rps.adapter).median / summary(rps.duties).median).toFixed(2)}×, CPU/request over hello ${ratio(adapter.all, duties.all, hello.all)!.toFixed(2)}× (µs over hello, all threads: ${ref} ${over(reference)}, with duties ${over(duties)}, adapter ${over(adapter)})`,
     );
+  }
+}
+if (INSTRUCTIONS) {
+  console.log(
+    `\n-- request logging: instructions per request (valgrind callgrind, node --single-threaded: user space, all threads), one server per variant: ${only
+      .map(
+        (f) =>
+          `${f} ${countsOf(f).warm} requests to warm up, then ${WINDOWS} windows of ${countsOf(f).window}`,
+      )
+      .join(
+        "; ",
+      )} (autocannon -c 10); each window ends when the logger has stored its records; the first one (in brackets) is not used`,
+  );
+  console.log(
+    "   reference: to /dev/null (Express: pino-http; Fastify: its built-in logger; Hono: one pino line/request); adapter: shipping to MinIO, every record checked in the bucket",
+  );
+  console.log(
+    `${"framework".padEnd(10)} ${"variant".padEnd(18)} ${"k instr/request, windows".padStart(30)} ${"median".padStart(8)} ${"over hello".padStart(11)} ${"full GCs".padStart(12)} ${"records/responses".padStart(18)}`,
+  );
+  for (const framework of only) {
+    const name = NAMES[framework]!;
+    const counted: Partial<Record<Variant, number>> = {};
+    for (const v of variantsOf(framework)) {
+      const c = await countInstructions(framework, v);
+      const m = summary(c.perRequest.slice(1)).median;
+      counted[v] = m;
+      const over = v === "hello" ? "" : ((m - counted.hello!) / 1000).toFixed(1);
+      console.log(
+        `${name.padEnd(10)} ${(v === "reference" ? REFERENCE[framework]! : v).padEnd(18)} ${c.perRequest
+          .map((x, i) => (i === 0 ? `(${(x / 1000).toFixed(1)})` : (x / 1000).toFixed(1)))
+          .join(" ")
+          .padStart(
+            30,
+          )} ${(m / 1000).toFixed(1).padStart(8)} ${over.padStart(11)} ${c.fullGcs.join(" ").padStart(12)} ${(v === "adapter" ? `${c.delivered}/${c.responses}` : "").padStart(18)}`,
+      );
+    }
+    const [h, r, a] = [counted.hello!, counted.reference!, counted.adapter!];
+    const ref = REFERENCE[framework]!;
+    goals.push(
+      targetLine(
+        `${name} adapter ÷ ${ref} instructions/request over hello (callgrind, medians of the windows)`,
+        r - h > 0 ? (a - h) / (r - h) : Infinity,
+        1.0,
+        false,
+      ),
+      targetLine(
+        `${name} ${ref} ÷ adapter instructions/request, whole server (what requests/s on one core follows, kernel aside)`,
+        r / a,
+        1.0,
+      ),
+    );
+    if (counted.duties !== undefined)
+      goals.push(
+        `${name} (not a target) ${ref} with the adapter's duties: ${((counted.duties - h) / 1000).toFixed(1)}k instructions/request over hello, against ${((r - h) / 1000).toFixed(1)}k for ${ref} and ${((a - h) / 1000).toFixed(1)}k for the adapter`,
+      );
   }
 }
 console.log("\n-- targets (issue 33: request logging)");
