@@ -737,7 +737,7 @@ if (INSTRUCTIONS) {
     );
     if (counted.duties !== undefined)
       goals.push(
-        `${name} (not a target) ${ref} with the adapter's duties: ${((counted.duties - h) / 1000).toFixed(1)}k instructions/request over hello, against ${((r - h) / 1000).toFixed(1)}k for ${ref} and ${((a - h) / 1000).toFixed(1)}k for the adapter`,
+        `${name} what bounds it: the target leaves the adapter ${((r - h) / 1000).toFixed(1)}k instructions/request over hello (${ref}'s); ${ref} with the adapter's duties (x-request-id, record on close) costs ${((counted.duties - h) / 1000).toFixed(1)}k ${counted.duties >= r ? "≥" : "<"} that, storing the record instead of writing the line ${((a - counted.duties) / 1000).toFixed(1)}k more; the adapter ${((a - h) / 1000).toFixed(1)}k`,
       );
   }
 }
