@@ -124,6 +124,8 @@ if (KEEP_CALLGRIND) mkdirSync(KEEP_CALLGRIND, { recursive: true });
 
 if (!existsSync(join(ROOT, "dist", "express.js")))
   throw new Error("dist/ is missing: run `npx tsc -p tsconfig.build.json` first");
+if (INSTRUCTIONS && spawnSync("valgrind", ["--version"], { stdio: "ignore" }).status !== 0)
+  throw new Error("--instructions needs valgrind (callgrind): `apt-get install valgrind`");
 if (!existsSync(join(ROOT, "node_modules", "pino-http")))
   throw new Error("pino-http is missing (the Express reference): `npm install -D pino-http`");
 
