@@ -67,6 +67,21 @@ function refusal(cfg: unknown): { code: string; message: string } {
   throw new Error("the config was accepted");
 }
 
+/** A committed YAML: the test bucket plus one `errors` connector at `endpoint`, its header from $STOWAGE_TEST_OTLP_AUTH. */
+function doctorConnectorYaml(prefix: string, endpoint: string, options: string[] = []) {
+  return s3YamlConfig({
+    prefix: uniquePrefix(prefix),
+    extra: [
+      "connectors:",
+      "  errors:",
+      "    type: otlp-http",
+      `    endpoint: ${endpoint}`,
+      ...options.map((o) => `    ${o}`),
+      "    headers_env:",
+      "      authorization: STOWAGE_TEST_OTLP_AUTH",
+    ],
+  });
+}
 describe("hostile: a committed config may not send logs to a foreign host", () => {
   const base = (endpoint: string, extra: object = {}) => ({
     ...s3Config(uniquePrefix("conn-policy")),
@@ -97,17 +112,7 @@ describe("hostile: a committed config may not send logs to a foreign host", () =
   });
 
   it("doctor on a committed YAML naming a foreign receiver: a config error before any probe, exit 2, the header value never printed", async () => {
-    const yaml = s3YamlConfig({
-      prefix: uniquePrefix("conn-doctor-foreign"),
-      extra: [
-        "connectors:",
-        "  errors:",
-        "    type: otlp-http",
-        "    endpoint: http://collector.example.com:4318",
-        "    headers_env:",
-        "      authorization: STOWAGE_TEST_OTLP_AUTH",
-      ],
-    });
+    const yaml = doctorConnectorYaml("conn-doctor-foreign", "http://collector.example.com:4318");
     try {
       const run = await runStowage(["doctor", "--config", yaml.file], {
         cwd: yaml.dir,
@@ -241,18 +246,7 @@ describe("hostile: the connector against a receiver that misbehaves", () => {
       if (rule === undefined)
         await proxy.close(); // its port now refuses connections
       else proxy.setRule((_seq, req) => rule(req));
-      const yaml = s3YamlConfig({
-        prefix: uniquePrefix("conn-doctor-bad"),
-        extra: [
-          "connectors:",
-          "  errors:",
-          "    type: otlp-http",
-          `    endpoint: ${endpoint}`,
-          "    request_timeout_ms: 300",
-          "    headers_env:",
-          "      authorization: STOWAGE_TEST_OTLP_AUTH",
-        ],
-      });
+      const yaml = doctorConnectorYaml("conn-doctor-bad", endpoint, ["request_timeout_ms: 300"]);
       try {
         const run = await runStowage(["doctor", "--config", yaml.file], {
           cwd: yaml.dir,
