@@ -47,7 +47,8 @@
  *
  * `--instructions` replaces the timed runs by counts that reproduce: each variant's server
  * runs once under valgrind's callgrind (`--smc-check=all-non-file` for V8's generated code),
- * with V8 on one thread (`--single-threaded`), takes `--warm-requests` requests (10
+ * with V8 on one thread (`--single-threaded`) and without its memory reducer (a clock-driven
+ * full collection that valgrind's slowdown sets off, never seen natively under load), takes `--warm-requests` requests (10
  * connections; defaults per framework below) so its hot paths are compiled, then `--windows`
  * (6) windows of `--window-requests` (the first is printed, not used; the figure is the other
  * windows' instructions over their requests, so a full collection counts where it falls), each counted from a zeroed counter (`callgrind_control -z`)
@@ -57,6 +58,8 @@
  * under the same load gives the same count within a few percent, on a busy machine too. The
  * targets become: instructions per request over hello ≤ 1.0× the reference's, and the whole
  * server's instructions per request ≤ the reference's (what requests/s on one core follows).
+ * Each variant's instructions on libuv's thread pool are printed beside (`pool`: the adapter's
+ * gzip), and the adapter's cost over hello without them, against the reference's.
  *
  * Needs dist/ (`npx tsc -p tsconfig.build.json`) and pino-http; `--instructions` needs valgrind.
  * Usage: node --import jiti/register bench/bridges-http.ts [--rounds 3] [--seconds 3] [--pin on|off]
@@ -470,6 +473,8 @@ async function measure(framework: string, variant: Variant): Promise<Served> {
 /** Instructions per request of one server in each counted window, and what it served. */
 interface Counted {
   perRequest: number[];
+  /** Of which on libuv's thread pool (the adapter's gzip; sonic-boom's `fs.write` for pino). */
+  poolPerRequest: number[];
   /** V8's full collections in each window. */
   fullGcs: number[];
   responses: number;
@@ -484,6 +489,22 @@ async function callgrindTotal(file: string): Promise<number> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`callgrind wrote no totals to ${file}`);
+}
+
+/**
+ * The instructions of a dump spent on threads Node started (`start_thread`, inclusive): with
+ * V8 on the main thread (`--single-threaded`) that is libuv's thread pool — zlib for the
+ * adapter's gzip, `fs.write` for pino's asynchronous destination.
+ */
+function poolInstructions(file: string): number {
+  const r = spawnSync(
+    "callgrind_annotate",
+    ["--inclusive=yes", "--threshold=100", "--auto=no", file],
+    { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 },
+  );
+  if (r.status !== 0) throw new Error(`callgrind_annotate ${file}: ${r.stderr || r.stdout}`);
+  const m = /^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+\S*:start_thread\b/m.exec(r.stdout);
+  return m ? Number(m[1]!.replace(/,/g, "")) : 0;
 }
 
 /**
@@ -509,6 +530,11 @@ async function countInstructions(framework: string, variant: Variant): Promise<C
         // V8 compiles and collects on the main thread: its background threads, which valgrind
         // runs one at a time, otherwise add counts that vary from window to window.
         "--single-threaded",
+        // V8's memory reducer starts a full collection ("Mark-Compact (reduce)") when the heap
+        // allocates slowly by the clock; under valgrind a loaded server allocates ~50× slower,
+        // so it fired in one window of the adapter's runs (2–3× that window's count, then a
+        // shrunken young generation), never in the native runs under this load (--trace-gc).
+        "--no-memory-reducer",
         ...args,
       ],
     ],
@@ -531,6 +557,7 @@ async function countInstructions(framework: string, variant: Variant): Promise<C
     const { url } = (await next()) as { url: string };
     let responses = (await autocannonRun(url, { ...load, amount: counts.warm })).responses;
     const perRequest: number[] = [];
+    const poolPerRequest: number[] = [];
     const fullGcs: number[] = [];
     for (let w = 1; w <= WINDOWS; w++) {
       await flushed();
@@ -540,6 +567,7 @@ async function countInstructions(framework: string, variant: Variant): Promise<C
       const gcs = await flushed();
       control("-d");
       perRequest.push((await callgrindTotal(`${out}.${w}`)) / run.responses);
+      poolPerRequest.push(poolInstructions(`${out}.${w}`) / run.responses);
       fullGcs.push(gcs);
     }
     stdin.end();
@@ -547,7 +575,7 @@ async function countInstructions(framework: string, variant: Variant): Promise<C
     const delivered =
       variant === "adapter" ? await checkDelivered(framework, prefix, responses, end) : 0;
     await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
-    return { perRequest, fullGcs, responses, delivered };
+    return { perRequest, poolPerRequest, fullGcs, responses, delivered };
   } catch (err) {
     throw new Error(`${framework} ${variant} under callgrind: ${String(err)}\n${stderr}`, {
       cause: err,
@@ -701,17 +729,23 @@ if (INSTRUCTIONS) {
     "   reference: to /dev/null (Express: pino-http; Fastify: its built-in logger; Hono: one pino line/request); adapter: shipping to MinIO, every record checked in the bucket",
   );
   console.log(
-    `${"framework".padEnd(10)} ${"variant".padEnd(18)} ${"k instr/request, windows".padStart(30)} ${"mean".padStart(8)} ${"over hello".padStart(11)} ${"full GCs".padStart(12)} ${"records/responses".padStart(18)}`,
+    "   pool: of the mean, the instructions on libuv's thread pool (the adapter's gzip; pino's fs.write to /dev/null)",
+  );
+  console.log(
+    `${"framework".padEnd(10)} ${"variant".padEnd(18)} ${"k instr/request, windows".padStart(30)} ${"mean".padStart(8)} ${"over hello".padStart(11)} ${"pool".padStart(6)} ${"full GCs".padStart(12)} ${"records/responses".padStart(18)}`,
   );
   for (const framework of only) {
     const name = NAMES[framework]!;
     const counted: Partial<Record<Variant, number>> = {};
+    const pool: Partial<Record<Variant, number>> = {};
+    // Every counted window's requests alike: a full collection is paid where it falls.
+    const meanOfCounted = (xs: number[]) =>
+      xs.slice(1).reduce((a, x) => a + x, 0) / (xs.length - 1);
     for (const v of variantsOf(framework)) {
       const c = await countInstructions(framework, v);
-      // Every counted window's requests alike: a full collection is paid where it falls.
-      const windows = c.perRequest.slice(1);
-      const m = windows.reduce((a, x) => a + x, 0) / windows.length;
+      const m = meanOfCounted(c.perRequest);
       counted[v] = m;
+      pool[v] = meanOfCounted(c.poolPerRequest);
       const over = v === "hello" ? "" : ((m - counted.hello!) / 1000).toFixed(1);
       console.log(
         `${name.padEnd(10)} ${(v === "reference" ? REFERENCE[framework]! : v).padEnd(18)} ${c.perRequest
@@ -719,7 +753,7 @@ if (INSTRUCTIONS) {
           .join(" ")
           .padStart(
             30,
-          )} ${(m / 1000).toFixed(1).padStart(8)} ${over.padStart(11)} ${c.fullGcs.join(" ").padStart(12)} ${(v === "adapter" ? `${c.delivered}/${c.responses}` : "").padStart(18)}`,
+          )} ${(m / 1000).toFixed(1).padStart(8)} ${over.padStart(11)} ${(pool[v] / 1000).toFixed(1).padStart(6)} ${c.fullGcs.join(" ").padStart(12)} ${(v === "adapter" ? `${c.delivered}/${c.responses}` : "").padStart(18)}`,
       );
     }
     const [h, r, a] = [counted.hello!, counted.reference!, counted.adapter!];
@@ -736,6 +770,12 @@ if (INSTRUCTIONS) {
         r / a,
         1.0,
       ),
+    );
+    // The format's compression (§3.4: gzip bodies) is work the reference, writing to /dev/null,
+    // does not do: what the adapter costs without it says whether gzip is what stops the target.
+    const gzip = pool.adapter! - pool.hello!;
+    goals.push(
+      `${name} what the format's gzip explains: the adapter's thread pool ${(gzip / 1000).toFixed(1)}k of its ${((a - h) / 1000).toFixed(1)}k over hello; without it ${((a - h - gzip) / 1000).toFixed(1)}k, ${r - h > 0 ? ((a - h - gzip) / (r - h)).toFixed(2) : "∞"}× ${ref}'s ${((r - h) / 1000).toFixed(1)}k (not a target)`,
     );
     if (counted.duties !== undefined)
       goals.push(
