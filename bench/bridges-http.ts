@@ -775,7 +775,7 @@ if (INSTRUCTIONS) {
     // does not do: what the adapter costs without it says whether gzip is what stops the target.
     const gzip = pool.adapter! - pool.hello!;
     goals.push(
-      `${name} what the format's gzip explains: the adapter's thread pool ${(gzip / 1000).toFixed(1)}k of its ${((a - h) / 1000).toFixed(1)}k over hello; without it ${((a - h - gzip) / 1000).toFixed(1)}k, ${r - h > 0 ? ((a - h - gzip) / (r - h)).toFixed(2) : "∞"}× ${ref}'s ${((r - h) / 1000).toFixed(1)}k (not a target)`,
+      `${name} what the format's gzip explains: the adapter's thread pool ${(gzip / 1000).toFixed(1)}k of its ${((a - h) / 1000).toFixed(1)}k over hello; without it ${((a - h - gzip) / 1000).toFixed(1)}k, ${r - h > 0 ? ((a - h - gzip) / (r - h)).toFixed(2) : "∞"}× ${ref}'s ${((r - h) / 1000).toFixed(1)}k; whole server ${ref} ÷ adapter without it ${(r / (a - gzip)).toFixed(2)}× (not targets)`,
     );
     if (counted.duties !== undefined)
       goals.push(
