@@ -403,7 +403,22 @@ function startServer(
     if (done) throw new Error(`${framework} server (${variant}) exited early`);
     return JSON.parse(value as string) as Record<string, unknown>;
   };
-  return { child, stdin: child.stdin!, next, exited, prefix };
+  /**
+   * Ends the server's input, reads its last line (the logger closed), runs `ended` (a reading
+   * to take before the bucket is read back), checks the adapter's records (`checkDelivered`)
+   * and waits up to 30 s for the process to exit; returns the records found (0 without adapter).
+   */
+  const finish = async (served: number, ended?: () => void): Promise<number> => {
+    child.stdin!.end();
+    const end = (await next()) as { delivered: number; rejected: number; ok: boolean };
+    ended?.();
+    const delivered =
+      variant === "adapter" ? await checkDelivered(framework, prefix, served, end) : 0;
+    // Unref'd: a server that exits at once leaves no timer holding the benchmark open.
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000).unref())]);
+    return delivered;
+  };
+  return { child, stdin: child.stdin!, next, finish };
 }
 
 /**
@@ -429,7 +444,7 @@ async function checkDelivered(
  * the CPU run at the fixed offered load, both `--seconds` long.
  */
 async function measure(framework: string, variant: Variant): Promise<Served> {
-  const { child, stdin, next, exited, prefix } = startServer(framework, variant, (cmd, args) =>
+  const { child, stdin, next, finish } = startServer(framework, variant, (cmd, args) =>
     onCpu(PIN?.server, cmd, args),
   );
   const mark = async () => {
@@ -449,13 +464,9 @@ async function measure(framework: string, variant: Variant): Promise<Served> {
     const sat = await mark();
     const fixed = await autocannonRun(url, { ...LOAD, rate: rateOf(framework) });
     const atRate = await mark();
-    stdin.end();
-    const end = (await next()) as { delivered: number; rejected: number; ok: boolean };
-    const m1 = minioCpu();
     const served = warm.responses + run.responses + fixed.responses;
-    const delivered =
-      variant === "adapter" ? await checkDelivered(framework, prefix, served, end) : 0;
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    let m1: number | null = null;
+    const delivered = await finish(served, () => (m1 = minioCpu()));
     return {
       rps: run.rps,
       sat: per(sat, run.responses),
@@ -517,7 +528,7 @@ function poolInstructions(file: string): number {
 async function countInstructions(framework: string, variant: Variant): Promise<Counted> {
   const dir = mkdtempSync(join(KEEP_CALLGRIND ?? tmpdir(), `${framework}-${variant}-`));
   const out = join(dir, "callgrind.out");
-  const { child, stdin, next, exited, prefix } = startServer(
+  const { child, stdin, next, finish } = startServer(
     framework,
     variant,
     (cmd, args) => [
@@ -570,11 +581,7 @@ async function countInstructions(framework: string, variant: Variant): Promise<C
       poolPerRequest.push(poolInstructions(`${out}.${w}`) / run.responses);
       fullGcs.push(gcs);
     }
-    stdin.end();
-    const end = (await next()) as { delivered: number; rejected: number; ok: boolean };
-    const delivered =
-      variant === "adapter" ? await checkDelivered(framework, prefix, responses, end) : 0;
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+    const delivered = await finish(responses);
     return { perRequest, poolPerRequest, fullGcs, responses, delivered };
   } catch (err) {
     throw new Error(`${framework} ${variant} under callgrind: ${String(err)}\n${stderr}`, {
