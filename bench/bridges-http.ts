@@ -109,10 +109,11 @@ const COUNTS: Record<string, { warm: number; window: number }> = {
   hono: { warm: 20000, window: 5000 },
 };
 const countsOf = (framework: string) => ({
-  warm: flag("warm-requests") ? Number(flag("warm-requests")) : COUNTS[framework]!.warm,
-  window: flag("window-requests") ? Number(flag("window-requests")) : COUNTS[framework]!.window,
+  warm: positiveArg("warm-requests", COUNTS[framework]!.warm),
+  window: positiveArg("window-requests", COUNTS[framework]!.window),
 });
-const WINDOWS = Math.max(2, positiveArg("windows", 6));
+const WINDOWS = positiveArg("windows", 6);
+if (WINDOWS < 2) throw new Error("--windows needs at least 2 (the first window is not used)");
 
 const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
