@@ -12,7 +12,7 @@
  * `strategy: Z_FILTERED`, level 5, level 1. Each compresses the same bytes with `gzipSync`
  * (the encoder's zlib; it runs the same code on the thread pool).
  *
- * Timed (default): CPU per record (this process, the main thread: `gzipSync` runs on it),
+ * Timed (default): CPU per record (the process's, all threads; `gzipSync` runs on the main one),
  * min and median of `--rounds` alternating rounds of `--repeat` compressions each.
  * `--instructions` (needs valgrind): each setting in a child process under callgrind, run
  * once compressing nothing and once compressing `--repeat` times; the difference over the
@@ -121,7 +121,7 @@ function countedPerRecord(kind: string, options: ZlibOptions): number {
 }
 
 console.log(
-  `-- gzip settings for the v1 body: ~1 MiB batches, ${INSTRUCTIONS ? `instructions a record (callgrind, ${REPEAT} compressions less none)` : `main-thread CPU ns a record, min / median of ${ROUNDS} alternating rounds of ${REPEAT} compressions`}; ratio = NDJSON bytes ÷ gzip bytes`,
+  `-- gzip settings for the v1 body: ~1 MiB batches, ${INSTRUCTIONS ? `instructions a record (callgrind, ${REPEAT} compressions less none)` : `CPU ns a record (process), min / median of ${ROUNDS} alternating rounds of ${REPEAT} compressions`}; ratio = NDJSON bytes ÷ gzip bytes`,
 );
 for (const kind of KINDS) {
   const buf = data[kind]!;
