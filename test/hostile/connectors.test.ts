@@ -82,6 +82,7 @@ function doctorConnectorYaml(prefix: string, endpoint: string, options: string[]
     ],
   });
 }
+
 describe("hostile: a committed config may not send logs to a foreign host", () => {
   const base = (endpoint: string, extra: object = {}) => ({
     ...s3Config(uniquePrefix("conn-policy")),
